@@ -1,0 +1,43 @@
+/**
+ * The one runner interface of the bulk pipeline (architecture.md: "one runner interface, three
+ * implementations"). The pipeline in src/bulk hands a runner one chunk of students at a time and never knows
+ * whether the chunk runs inline, on a piscina thread or on a BullMQ worker process on another machine.
+ *
+ * A chunk crosses every boundary (thread, queue, process) as ONE compact string (`payload`), built and read
+ * only by src/bulk (see process-chunk.ts). Runners treat it as opaque bytes.
+ */
+
+export type RunnerKind = 'inline' | 'pool' | 'queue';
+
+export interface ChunkTask {
+  /** 0-based position of the chunk in its file; the reorder buffer writes chunks strictly in this order. */
+  index: number;
+  /** Opaque, self-contained description of the chunk's students (format, columns, cells). */
+  payload: string;
+}
+
+/** What processing a chunk's payload yields; identical whichever runner produced it. */
+export interface ChunkOutcome {
+  /** The chunk's output, ready to write: CSV lines or NDJSON lines, each ending in "\n". */
+  text: string;
+  /** Input data rows accounted for (CSV output writes exactly this many lines). */
+  rows: number;
+  /** Rows whose row_status is error. */
+  errorRows: number;
+  students: number;
+}
+
+export interface ChunkOutput extends ChunkOutcome {
+  index: number;
+}
+
+export interface ChunkRunner {
+  readonly kind: RunnerKind;
+  /**
+   * Runs one chunk. Rejects only when the chunk could not be run at all (pool closed, queue timeout after
+   * retries); bad student data never rejects: it becomes error rows inside `text`.
+   */
+  run(task: ChunkTask): Promise<ChunkOutput>;
+  /** Releases threads, connections and timers. Idempotent. */
+  close(): Promise<void>;
+}

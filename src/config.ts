@@ -1,0 +1,80 @@
+/**
+ * Environment → typed configuration, validated once at start-up and frozen. A bad value stops start-up with a
+ * one-line message naming the variable (ConfigError). Tests build configs with `loadConfig({...})` instead of
+ * touching process.env.
+ */
+import { availableParallelism } from 'node:os';
+import { z } from 'zod';
+
+const MiB = 1024 * 1024;
+
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform((s) => Number.parseInt(s, 10))
+    .pipe(z.number().int().min(min).max(max));
+
+const EnvSchema = z.object({
+  PORT: int(0, 65535).default(8080),
+  HOST: z.string().trim().min(1).default('0.0.0.0'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** JSON body limit for POST /v1/calculate. */
+  MAX_BODY_BYTES: int(1024, 64 * MiB).default(MiB),
+  /** Students per chunk handed to a runner. */
+  BULK_CHUNK_STUDENTS: int(1, 100_000).default(1000),
+  /** Chunks that may be in flight (running or waiting to be written) at once, per bulk request. */
+  BULK_MAX_INFLIGHT_CHUNKS: int(1, 1024).default(8),
+  /** Files with at most this many data rows run inline in the request's own thread. */
+  BULK_SYNC_MAX_ROWS: int(0, 10_000_000).default(2000),
+  /** Worker threads of the piscina pool (API process and each queue worker). */
+  BULK_THREADS: int(1, 256).default(Math.max(1, availableParallelism())),
+  BULK_MAX_BYTES: int(1024, 64 * 1024 * MiB).default(512 * MiB),
+  BULK_MAX_ROWS: int(1, 100_000_000).default(2_000_000),
+  /** When set, bulk chunks go through BullMQ on this Redis. */
+  REDIS_URL: z
+    .string()
+    .trim()
+    .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  BULLMQ_PREFIX: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 _ . : -')
+    .default('sor'),
+  BULK_QUEUE_FALLBACK: z.enum(['local', 'fail']).default('local'),
+  /** How long the API waits for one queued chunk before it counts as failed (then retried locally or errored). */
+  QUEUE_CHUNK_TIMEOUT_MS: int(1000, 3_600_000).default(120_000),
+  JOB_TTL_SECONDS: int(1, 365 * 24 * 3600).default(86_400),
+  /** Protects /admin/queues when set. */
+  ADMIN_TOKEN: z.string().min(1).optional(),
+});
+
+export type Config = Readonly<z.output<typeof EnvSchema>>;
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads only the variables above; unknown variables are ignored (the environment holds many others). */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const picked: Record<string, string> = {};
+  for (const key of Object.keys(EnvSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined) picked[key] = value;
+  }
+  const parsed = EnvSchema.safeParse(picked);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = String(issue?.path[0] ?? 'environment');
+    throw new ConfigError(
+      `Invalid configuration: ${name} ${issue?.message ?? 'is invalid'} (got ${JSON.stringify(picked[name] ?? '')})`,
+    );
+  }
+  return Object.freeze(parsed.data);
+}
