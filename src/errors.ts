@@ -19,10 +19,11 @@ export const ERROR_CODES = [
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /**
- * Codes for paths outside the v1 interface's own endpoints (unknown routes, the async job API). The interface's
- * endpoints only ever answer with ERROR_CODES: 406 uses `unsupported_media_type`, 413 uses `validation_error`.
+ * Codes for requests outside the v1 interface's own endpoints (unknown routes, a method a path does not serve,
+ * the async job API). The interface's endpoints only ever answer with ERROR_CODES: 406 uses
+ * `unsupported_media_type`, 413 uses `validation_error`.
  */
-export const EXTENDED_ERROR_CODES = ['not_found', 'job_not_ready'] as const;
+export const EXTENDED_ERROR_CODES = ['not_found', 'method_not_allowed', 'job_not_ready'] as const;
 export type ExtendedErrorCode = (typeof EXTENDED_ERROR_CODES)[number];
 
 export interface FieldError {

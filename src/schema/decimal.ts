@@ -1,0 +1,139 @@
+/**
+ * Decimal inputs (rules.md §1, §8): every credit and money field takes a JSON number or a decimal string, and the
+ * service turns either into ONE canonical decimal string before the domain sees it, so `10.5` and `"10.5"` give
+ * byte-identical answers and no binary floating point reaches a calculation.
+ *
+ * Canonical form: no sign for zero or positives, no leading zeros, no trailing fractional zeros, no dangling
+ * point, no exponent: "+007.50" → "7.5", ".5" → "0.5", "5." → "5", "-0" → "0", "1.5000000" → "1.5".
+ *
+ * Rules applied to the VALUE in both forms: at most 6 decimal places once trailing zeros are dropped, not
+ * negative ("-0" is zero), within the field's upper bound. The 32-character limit applies to decimal strings as
+ * written. A JSON number is read through `String(n)` (the shortest text that round-trips the IEEE double);
+ * exponent forms such as 1.5e-7 are expanded exactly and then checked like any other value. Every in-bounds
+ * value (at most 9 integer digits and 6 decimals, so at most 15 significant digits) round-trips exactly through
+ * a double, so a JSON number and its decimal string always yield the same canonical string.
+ */
+
+/** Decimal string grammar of rules.md §8: optional sign, digits, optional point and digits. */
+export const DECIMAL_PATTERN = '^[+-]?(\\d+(\\.\\d*)?|\\.\\d+)$';
+const DECIMAL_RE = new RegExp(DECIMAL_PATTERN);
+
+export const MAX_DECIMAL_STRING_LENGTH = 32;
+export const MAX_DECIMAL_PLACES = 6;
+/** Upper bound for credit fields (full_time_credits, credits_enrolled, actual_final_credits). */
+export const MAX_CREDITS = 1000;
+/** Upper bound for money fields (dollars). */
+export const MAX_MONEY = 100_000_000;
+
+export type DecimalKind = 'credits' | 'money';
+
+export interface DecimalRule {
+  kind: DecimalKind;
+  /** true: the value must be > 0 (full_time_credits, total_limit); otherwise >= 0. */
+  positive: boolean;
+}
+
+export const MESSAGES = {
+  type: 'must be a number or a decimal string',
+  grammar:
+    'must be a decimal number written as an optional sign, digits, an optional decimal point and digits ' +
+    '(no spaces, exponents or thousands separators)',
+  length: `must be at most ${MAX_DECIMAL_STRING_LENGTH} characters long when sent as a decimal string`,
+  places: `must have at most ${MAX_DECIMAL_PLACES} decimal places`,
+  finite: 'must be a finite number',
+  negative: 'must not be negative',
+  positive: 'must be greater than 0',
+  maxCredits: `must be at most ${MAX_CREDITS.toLocaleString('en-US')} credits`,
+  maxMoney: `must be at most ${MAX_MONEY.toLocaleString('en-US')} dollars`,
+} as const;
+
+export type DecimalOutcome = { ok: true; value: string } | { ok: false; message: string };
+
+const MAX_INT_DIGITS = { credits: String(MAX_CREDITS).length, money: String(MAX_MONEY).length } as const;
+const MAX_VALUE = { credits: MAX_CREDITS, money: MAX_MONEY } as const;
+
+/**
+ * Checks and canonicalises one credit or money value (a JSON number or a decimal string). Pure and allocation-
+ * light: the bulk pipeline calls it for every cell of millions of rows.
+ */
+export function toCanonicalDecimal(input: unknown, rule: DecimalRule): DecimalOutcome {
+  let text: string;
+  if (typeof input === 'number') {
+    if (!Number.isFinite(input)) return { ok: false, message: MESSAGES.finite };
+    // Fast path: a whole number in bounds is already canonical (String(-0) is "0").
+    if (Number.isInteger(input) && input >= 0 && input <= MAX_VALUE[rule.kind]) {
+      if (rule.positive && input === 0) return { ok: false, message: MESSAGES.positive };
+      return { ok: true, value: String(input) };
+    }
+    text = String(input);
+    if (text.includes('e')) text = expandExponent(text);
+  } else if (typeof input === 'string') {
+    if (input.length > MAX_DECIMAL_STRING_LENGTH) return { ok: false, message: MESSAGES.length };
+    if (!DECIMAL_RE.test(input)) return { ok: false, message: MESSAGES.grammar };
+    text = input;
+  } else {
+    return { ok: false, message: MESSAGES.type };
+  }
+  return canonicalise(text, rule);
+}
+
+/** `text` matches DECIMAL_RE (strings) or is a plain expansion of String(number). */
+function canonicalise(text: string, rule: DecimalRule): DecimalOutcome {
+  let start = 0;
+  let negative = false;
+  const first = text.charCodeAt(0);
+  if (first === 45 /* - */) {
+    negative = true;
+    start = 1;
+  } else if (first === 43 /* + */) {
+    start = 1;
+  }
+  const point = text.indexOf('.', start);
+  let intEnd = point === -1 ? text.length : point;
+  let intStart = start;
+  while (intStart < intEnd && text.charCodeAt(intStart) === 48 /* 0 */) intStart++;
+  let fracEnd = text.length;
+  if (point !== -1) {
+    while (fracEnd > point + 1 && text.charCodeAt(fracEnd - 1) === 48) fracEnd--;
+  } else {
+    intEnd = text.length;
+  }
+  const intDigits = text.slice(intStart, intEnd);
+  const fracDigits = point === -1 ? '' : text.slice(point + 1, fracEnd);
+  if (fracDigits.length > MAX_DECIMAL_PLACES) return { ok: false, message: MESSAGES.places };
+  const isZero = intDigits.length === 0 && fracDigits.length === 0;
+  if (isZero) {
+    return rule.positive ? { ok: false, message: MESSAGES.positive } : { ok: true, value: '0' };
+  }
+  if (negative) return { ok: false, message: rule.positive ? MESSAGES.positive : MESSAGES.negative };
+  const max = MAX_VALUE[rule.kind];
+  if (
+    intDigits.length > MAX_INT_DIGITS[rule.kind] ||
+    Number(intDigits) > max ||
+    (Number(intDigits) === max && fracDigits.length > 0)
+  ) {
+    return { ok: false, message: rule.kind === 'credits' ? MESSAGES.maxCredits : MESSAGES.maxMoney };
+  }
+  const whole = intDigits.length === 0 ? '0' : intDigits;
+  return { ok: true, value: fracDigits.length === 0 ? whole : `${whole}.${fracDigits}` };
+}
+
+/**
+ * Exact plain-decimal expansion of an exponent form produced by String(number), e.g. "1.5e-7" → "0.00000015",
+ * "1e+21" → "1000000000000000000000". No floating point involved: only digit shuffling.
+ */
+export function expandExponent(text: string): string {
+  const e = text.indexOf('e');
+  const mantissa = text.slice(0, e);
+  const exponent = Number(text.slice(e + 1));
+  const negative = mantissa.startsWith('-');
+  const unsigned = negative ? mantissa.slice(1) : mantissa;
+  const point = unsigned.indexOf('.');
+  const digits = point === -1 ? unsigned : unsigned.slice(0, point) + unsigned.slice(point + 1);
+  const pointAt = (point === -1 ? unsigned.length : point) + exponent;
+  let plain: string;
+  if (pointAt <= 0) plain = `0.${'0'.repeat(-pointAt)}${digits}`;
+  else if (pointAt >= digits.length) plain = digits + '0'.repeat(pointAt - digits.length);
+  else plain = `${digits.slice(0, pointAt)}.${digits.slice(pointAt)}`;
+  return negative ? `-${plain}` : plain;
+}

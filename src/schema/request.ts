@@ -1,0 +1,293 @@
+/**
+ * The request side of POST /v1/calculate: zod 4 schemas for CalculationRequest and Term (the single source of the
+ * OpenAPI request schema) and `parseCalculationRequest`, which applies every input rule of rules.md §8 and
+ * returns either a canonical `CalculationInput` (decimal strings, defaults applied) or the list of every
+ * offending field.
+ *
+ * Used by the JSON endpoint, the bulk pipeline (millions of students) and the CLI, so the schemas are built once
+ * at module load and the hot path allocates little.
+ */
+import 'zod-openapi';
+import { z } from 'zod';
+import type { FieldError } from '../errors.ts';
+import type { CalculationInput } from '../domain/types.ts';
+import {
+  DECIMAL_PATTERN,
+  MAX_CREDITS,
+  MAX_DECIMAL_PLACES,
+  MAX_DECIMAL_STRING_LENGTH,
+  MAX_MONEY,
+  toCanonicalDecimal,
+  type DecimalRule,
+} from './decimal.ts';
+
+/** Most terms a request may hold (rules.md §8): an academic year has at most 4 terms. */
+export const MAX_TERMS = 4;
+/**
+ * Terms inspected field by field when a request holds too many: the count error is reported at `terms`, and the
+ * items past this index are not inspected (this bounds the work and the size of the error list for hostile
+ * bodies; a request over MAX_TERMS must be resent with fewer terms anyway).
+ */
+export const MAX_INSPECTED_TERMS = 16;
+/** Longest field_errors list returned; the envelope's message gives the full count when it is cut. */
+export const MAX_FIELD_ERRORS = 100;
+
+export const DEPENDENCY_STATUSES = ['dependent', 'independent'] as const;
+export const DEGREE_LEVELS = ['undergraduate', 'graduate', 'professional'] as const;
+export const GRADE_LEVELS = ['first_year', 'second_year', 'third_year_and_beyond'] as const;
+
+/** Error text for a type or enum mismatch, distinguishing a missing field and a forbidden null. */
+function expected(what: string) {
+  return (issue: { input?: unknown }): string =>
+    issue.input === undefined
+      ? 'is required'
+      : issue.input === null
+        ? `must be ${what}; null is not allowed here`
+        : `must be ${what}`;
+}
+
+const oneOf = (values: readonly string[]) => `one of: ${values.join(', ')}`;
+
+function decimalJsonSchema(rule: DecimalRule, description: string) {
+  const max = rule.kind === 'credits' ? MAX_CREDITS : MAX_MONEY;
+  return {
+    description:
+      `${description} A JSON number or a decimal string (optional sign, digits, optional point and digits; at ` +
+      `most ${MAX_DECIMAL_STRING_LENGTH} characters as written). In both forms the value must be ` +
+      `${rule.positive ? 'greater than 0' : '0 or more ("-0" is 0)'}, at most ${max.toLocaleString('en-US')}, ` +
+      `with at most ${MAX_DECIMAL_PLACES} decimal places once trailing zeros are dropped ("1.5000000" is 1.5); ` +
+      'exponent forms are rejected unless the number they denote meets these bounds (1.5e-7 is rejected).',
+    anyOf: [
+      rule.positive
+        ? { type: 'number' as const, exclusiveMinimum: 0, maximum: max }
+        : { type: 'number' as const, minimum: 0, maximum: max },
+      { type: 'string' as const, pattern: DECIMAL_PATTERN, maxLength: MAX_DECIMAL_STRING_LENGTH },
+    ],
+  };
+}
+
+/** A credit or money field: number | decimal string in, canonical decimal string out. */
+function decimalField(rule: DecimalRule, description: string) {
+  return z
+    .union([z.number(), z.string()], { error: expected('a number or a decimal string') })
+    .transform((value, ctx) => {
+      const outcome = toCanonicalDecimal(value, rule);
+      if (outcome.ok) return outcome.value;
+      ctx.issues.push({ code: 'custom', message: outcome.message, input: value });
+      return z.NEVER;
+    })
+    .meta({ override: decimalJsonSchema(rule, description) });
+}
+
+const CREDITS: DecimalRule = { kind: 'credits', positive: false };
+const CREDITS_POSITIVE: DecimalRule = { kind: 'credits', positive: true };
+const MONEY: DecimalRule = { kind: 'money', positive: false };
+const MONEY_POSITIVE: DecimalRule = { kind: 'money', positive: true };
+
+export const TermSchema = z
+  .strictObject(
+    {
+      label: z.string({ error: expected('a string') }).meta({ description: 'Names the term (echoed in the result).' }),
+      full_time_credits: decimalField(
+        CREDITS_POSITIVE,
+        'Credits that make this term full time for the program (e.g. 12 for a semester).',
+      ),
+      credits_enrolled: decimalField(
+        CREDITS,
+        'Credits the student is enrolled in for the term (fractional credits such as 7.5 are normal).',
+      ),
+      actual_final_credits: decimalField(
+        CREDITS,
+        'Credits known at the end of the term; when present they replace credits_enrolled in every calculation ' +
+          '(they do not close the term).',
+      )
+        .nullable()
+        .default(null),
+      prior_disbursement_sub: decimalField(
+        MONEY,
+        'Direct Subsidized dollars already disbursed for this term; any prior disbursement > 0 closes the term.',
+      )
+        .nullable()
+        .default(null),
+      prior_disbursement_unsub: decimalField(MONEY, 'Direct Unsubsidized dollars already disbursed for this term.')
+        .nullable()
+        .default(null),
+      prior_disbursement_grad_plus: decimalField(MONEY, 'Grad PLUS dollars already disbursed for this term.')
+        .nullable()
+        .default(null),
+    },
+    { error: expected('an object (a term)') },
+  )
+  .meta({
+    id: 'Term',
+    description:
+      'One enrollment term (payment period). Unknown fields are rejected. Prior disbursements are rounded half up ' +
+      'to whole dollars before use.',
+  });
+
+export const CalculationRequestSchema = z
+  .strictObject(
+    {
+      dependency_status: z
+        .enum(DEPENDENCY_STATUSES, { error: expected(oneOf(DEPENDENCY_STATUSES)) })
+        .meta({ description: 'Dependency status for federal student aid.' }),
+      terms: z.array(TermSchema, { error: expected('an array of terms') }).meta({
+        description:
+          `The terms of the loan period, in order: 1 to ${MAX_TERMS}, and no more than academic_year_terms ` +
+          'when that is given (count errors are reported at path `terms`).',
+      }),
+      degree_level: z
+        .enum(DEGREE_LEVELS, { error: expected(oneOf(DEGREE_LEVELS)) })
+        .default('undergraduate')
+        .meta({ description: 'Degree level; null is not allowed (omit the field for the default).' }),
+      grade_level: z
+        .enum(GRADE_LEVELS, { error: expected(`${oneOf(GRADE_LEVELS)}, or null`) })
+        .nullable()
+        .default(null)
+        .meta({
+          description:
+            'Undergraduate grade level: required (non-null) for undergraduates; ignored with a warning for graduate ' +
+            'and professional students.',
+        }),
+      academic_year_terms: z
+        .number({ error: expected('a whole number from 2 to 4, or null') })
+        .int({ error: 'must be a whole number from 2 to 4, or null' })
+        .min(2, { error: 'must be a whole number from 2 to 4, or null' })
+        .max(4, { error: 'must be a whole number from 2 to 4, or null' })
+        .nullable()
+        .default(null)
+        .meta({
+          description:
+            'Terms in the school’s academic year for this loan (2 to 4; 3.0 is the JSON number 3). When the request ' +
+            'holds fewer terms, the loan period is shorter than the academic year (warning). Null: the terms given ' +
+            'are the whole academic year.',
+        }),
+      cost_of_attendance: decimalField(
+        MONEY,
+        'Cost of attendance already net of other aid (34 CFR 685.203(j)); caps the sum of the loans for every ' +
+          'student and is the Grad PLUS ceiling for legacy graduate/professional borrowers.',
+      )
+        .nullable()
+        .default(null),
+      is_legacy_borrower: z
+        .boolean({ error: expected('a boolean (true or false)') })
+        .default(false)
+        .meta({
+          description:
+            'Graduate/professional interim (legacy) exception: keeps Grad PLUS access. Ignored with a warning for ' +
+            'undergraduates. Legacy borrowers are still reduced.',
+        }),
+      plus_denied: z
+        .boolean({ error: expected('a boolean (true or false)') })
+        .default(false)
+        .meta({
+          description:
+            'Dependent undergraduate: the parent was denied a Parent PLUS loan (independent combined limit applies). ' +
+            'Graduate/professional: the student’s own Grad PLUS was denied (Grad PLUS 0).',
+        }),
+      subsidized_amount: decimalField(
+        MONEY,
+        'The student’s need-based Direct Subsidized eligibility before the reduction; capped at the statutory ' +
+          'subsidized maximum. Default "0" (no subsidized eligibility). Null is not allowed.',
+      ).default('0'),
+      total_limit: decimalField(
+        MONEY_POSITIVE,
+        'Institution-set program limit on Subsidized + Unsubsidized + Grad PLUS (34 CFR 685.203(m)(2)), or any ' +
+          'lower limit the school applies; the starting point of the reduction when it binds.',
+      )
+        .nullable()
+        .default(null),
+    },
+    { error: expected('a JSON object') },
+  )
+  .meta({
+    id: 'CalculationRequest',
+    description:
+      'One student. Unknown fields are rejected (a typo such as plus_denid is a 422, never silently ignored). ' +
+      'Cross-field rules: 1 to 4 terms; no more terms than academic_year_terms; grade_level required for ' +
+      'undergraduates. Duplicate keys in the JSON text: the last occurrence wins.',
+  });
+
+export type CalculationRequestInput = z.input<typeof CalculationRequestSchema>;
+
+export type ParseResult = { ok: true; value: CalculationInput } | { ok: false; fieldErrors: FieldError[] };
+
+/** `['terms', 1, 'credits_enrolled']` → `terms[1].credits_enrolled`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') out += `[${segment}]`;
+    else out += out.length === 0 ? String(segment) : `.${String(segment)}`;
+  }
+  return out;
+}
+
+const MAX_ECHOED_KEY_LENGTH = 100;
+const echoKey = (key: string) => (key.length > MAX_ECHOED_KEY_LENGTH ? `${key.slice(0, MAX_ECHOED_KEY_LENGTH)}…` : key);
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const own = (object: Record<string, unknown>, key: string): unknown =>
+  Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined;
+
+/**
+ * Validates one request body (already JSON-parsed, or built from CSV cells by the bulk pipeline) against every
+ * rule of rules.md §8 and returns the canonical input for `calculate()`, or every offending field.
+ */
+export function parseCalculationRequest(body: unknown): ParseResult {
+  if (!isPlainObject(body)) return { ok: false, fieldErrors: [{ field: 'body', message: 'must be a JSON object' }] };
+
+  const terms = own(body, 'terms');
+  let subject: Record<string, unknown> = body;
+  if (Array.isArray(terms) && terms.length > MAX_INSPECTED_TERMS) {
+    // Object spread copies own data properties, a `__proto__` key included, so unknown keys still surface.
+    subject = { ...body, terms: terms.slice(0, MAX_INSPECTED_TERMS) };
+  }
+
+  const parsed = CalculationRequestSchema.safeParse(subject);
+  const errors: FieldError[] = parsed.success ? [] : issuesToFieldErrors(parsed.error.issues);
+  crossFieldErrors(body, terms, errors);
+
+  if (errors.length > 0 || !parsed.success) {
+    return { ok: false, fieldErrors: errors.length > 0 ? errors : [{ field: 'body', message: 'is invalid' }] };
+  }
+  return { ok: true, value: parsed.data };
+}
+
+function issuesToFieldErrors(issues: readonly z.core.$ZodIssue[]): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const issue of issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        errors.push({ field: formatPath([...issue.path, echoKey(key)]), message: 'is not an allowed field' });
+      }
+    } else {
+      errors.push({ field: formatPath(issue.path), message: issue.message });
+    }
+  }
+  return errors;
+}
+
+/** The rules a per-field schema cannot see: term count, academic_year_terms, grade_level for undergraduates. */
+function crossFieldErrors(body: Record<string, unknown>, terms: unknown, errors: FieldError[]): void {
+  if (Array.isArray(terms)) {
+    const ayt = own(body, 'academic_year_terms');
+    const yearTerms = typeof ayt === 'number' && Number.isInteger(ayt) && ayt >= 2 && ayt <= MAX_TERMS ? ayt : null;
+    let message: string | null = null;
+    if (terms.length === 0) message = 'must contain at least 1 term';
+    else if (terms.length > MAX_TERMS) message = `must contain at most ${MAX_TERMS} terms (got ${terms.length})`;
+    else if (yearTerms !== null && terms.length > yearTerms)
+      message = `must not contain more terms than academic_year_terms (${yearTerms}); got ${terms.length}`;
+    if (message !== null) errors.push({ field: 'terms', message });
+  }
+
+  const degree = own(body, 'degree_level');
+  const grade = own(body, 'grade_level');
+  if ((degree === undefined || degree === 'undergraduate') && (grade === undefined || grade === null)) {
+    errors.push({
+      field: 'grade_level',
+      message: `is required for an undergraduate (${oneOf(GRADE_LEVELS)})`,
+    });
+  }
+}
