@@ -1,0 +1,144 @@
+/**
+ * Prometheus metrics of the service (GET /metrics, see src/api/ops-route.ts). One registry per process; every
+ * module that counts something imports `metrics` from here and calls e.g. `metrics.rowsProcessed.inc(n)`.
+ *
+ * Names follow the Prometheus conventions (`_total` counters, `_seconds` histograms). Label sets are small and
+ * bounded: never put a request id, job id or student id in a label.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'sor_' });
+
+/** Sources of gauge values that live elsewhere (queue depth from Redis, jobs from the job store). */
+export interface GaugeSources {
+  /** Chunk jobs by BullMQ state (waiting, active, delayed, failed, ...). */
+  queueDepth?: () => Promise<Record<string, number>>;
+  /** Async jobs by status (queued, running, completed, failed) as the job store sees them. */
+  jobsByStatus?: () => Promise<Record<string, number>>;
+}
+
+const sources: GaugeSources = {};
+
+/** Installs (or, with undefined, removes) the functions the queue-depth and jobs gauges read at scrape time. */
+export function setGaugeSources(next: GaugeSources): void {
+  if ('queueDepth' in next) sources.queueDepth = next.queueDepth;
+  if ('jobsByStatus' in next) sources.jobsByStatus = next.jobsByStatus;
+}
+
+/** A scrape must never hang on a slow Redis: a source that does not answer in time is skipped. */
+async function withinScrapeTime<T>(fn: () => Promise<T>, ms = 1000): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      fn(),
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), ms);
+        timer.unref();
+      }),
+    ]);
+  } catch {
+    return undefined;
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+}
+
+export const metrics = {
+  /** Latency of every HTTP request, by method, matched route (not the raw URL) and status code. */
+  httpRequestDuration: new Histogram({
+    name: 'sor_http_request_duration_seconds',
+    help: 'HTTP request latency in seconds, by method, route and status code.',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [registry],
+  }),
+  /** Bulk CSV data rows written (one per input row), by row_status. */
+  rowsProcessed: new Counter({
+    name: 'sor_bulk_rows_processed_total',
+    help: 'Bulk data rows processed (each input row yields exactly one output row).',
+    registers: [registry],
+  }),
+  /** Bulk rows whose row_status is error. */
+  rowErrors: new Counter({
+    name: 'sor_bulk_row_errors_total',
+    help: 'Bulk data rows that ended with row_status error.',
+    registers: [registry],
+  }),
+  /** Students processed by the bulk pipeline (every door: HTTP bulk, async jobs, CLI). */
+  studentsProcessed: new Counter({
+    name: 'sor_bulk_students_processed_total',
+    help: 'Students processed by the bulk pipeline.',
+    registers: [registry],
+  }),
+  /** Time to run one chunk, by runner kind (inline, pool, queue) and outcome (ok, fallback, failed). */
+  chunkDuration: new Histogram({
+    name: 'sor_bulk_chunk_duration_seconds',
+    help: 'Time to run one bulk chunk, by runner kind and outcome.',
+    labelNames: ['runner', 'outcome'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers: [registry],
+  }),
+  /** Chunks that the queue runner sent to the local pool instead (Redis unreachable, enqueue failed, timeout). */
+  queueFallbacks: new Counter({
+    name: 'sor_queue_fallback_chunks_total',
+    help: 'Chunks the queue runner ran on the local pool instead of the queue, by reason.',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  }),
+  /** Chunk jobs in the BullMQ queue by state, read from Redis at scrape time. */
+  queueDepth: new Gauge({
+    name: 'sor_queue_jobs',
+    help: 'Chunk jobs in the BullMQ queue by state (waiting, active, delayed, failed, ...).',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const fn = sources.queueDepth;
+      if (!fn) return;
+      const counts = await withinScrapeTime(fn);
+      if (!counts) return;
+      for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
+    },
+  }),
+  /** Async jobs (POST /v1/jobs) by status, read from the job store at scrape time. */
+  jobsByStatus: new Gauge({
+    name: 'sor_async_jobs',
+    help: 'Async bulk jobs by status (queued, running, completed, failed) known to the job store.',
+    labelNames: ['status'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const fn = sources.jobsByStatus;
+      if (!fn) return;
+      const counts = await withinScrapeTime(fn);
+      if (!counts) return;
+      for (const [status, n] of Object.entries(counts)) this.set({ status }, n);
+    },
+  }),
+  /** Async jobs that reached a status, counted by this process (submitted = queued). */
+  jobTransitions: new Counter({
+    name: 'sor_async_job_transitions_total',
+    help: 'Async bulk jobs that reached a status in this process.',
+    labelNames: ['status'] as const,
+    registers: [registry],
+  }),
+};
+
+/**
+ * Express middleware that records `sor_http_request_duration_seconds` for every request. Mount it first in the
+ * app so it sees every response; the route label is the matched Express route pattern (bounded), or
+ * "unmatched" for 404s.
+ */
+export function httpMetricsMiddleware() {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const end = metrics.httpRequestDuration.startTimer();
+    res.once('finish', () => {
+      const routePath: unknown = (req.route as { path?: unknown } | undefined)?.path;
+      const route = typeof routePath === 'string' ? `${req.baseUrl}${routePath}` : 'unmatched';
+      end({ method: req.method, route, status_code: String(res.statusCode) });
+    });
+    next();
+  };
+}

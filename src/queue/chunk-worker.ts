@@ -1,0 +1,151 @@
+/**
+ * The consumer side of the chunk queue: a BullMQ Worker that pulls chunk jobs and runs each on a local runner
+ * (the process's own piscina pool), with `concurrency` equal to the pool's threads. Used by
+ * workers/queue.worker.ts; kept here, separate from the process entry point, so tests can run it in-process.
+ *
+ *  - The job's data is the chunk payload string; the output text goes to a short-lived Redis key and the job
+ *    returns only the counts (events stay small however large a chunk's output is).
+ *  - Transient failures (a pool thread died, Redis blipped while storing the result) are retried with
+ *    exponential backoff (settings.ts); a job whose data is not a payload string fails at once
+ *    (UnrecoverableError) and alone: other jobs keep flowing.
+ *  - Stalled-job recovery: see WorkerTuning in settings.ts.
+ *  - close() stops taking jobs, lets in-flight jobs finish and store their output (graceful drain).
+ */
+import { UnrecoverableError, Worker } from 'bullmq';
+import type { Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { ChunkRunner } from '../bulk/runner.ts';
+import type { Config } from '../config.ts';
+import { metrics } from '../metrics.ts';
+import { blockingOptions, createRedis, redactUrl } from './connection.ts';
+import type { ChunkJobReturn } from './queue-runner.ts';
+import { DEFAULT_WORKER_TUNING, QUEUE_NAME, chunkResultKey, resultTtlSeconds } from './settings.ts';
+import type { WorkerTuning } from './settings.ts';
+
+export interface ChunkWorkerOptions {
+  config: Config;
+  logger: Logger;
+  /** Runs one chunk locally (the worker process's piscina pool). Not closed by the worker. */
+  runner: ChunkRunner;
+  /** Jobs run at once; the pool's thread count. */
+  concurrency: number;
+  tuning?: WorkerTuning;
+  /** Milliseconds between progress log lines while jobs flow (default 10 s). */
+  progressEveryMs?: number;
+}
+
+export interface ChunkWorkerStats {
+  chunks: number;
+  students: number;
+  rows: number;
+  failed: number;
+}
+
+export interface ChunkWorker {
+  readonly worker: Worker<string, ChunkJobReturn>;
+  readonly stats: ChunkWorkerStats;
+  /** Resolves once the worker has connected and is waiting for jobs. */
+  ready(): Promise<void>;
+  /** Graceful: stops fetching, waits for in-flight jobs, closes connections. `force` abandons in-flight jobs. */
+  close(force?: boolean): Promise<void>;
+}
+
+/** The chunk index, read back from the job id `<request>.c<index>` (only used for log lines and task.index). */
+function indexOf(jobId: string | undefined): number {
+  const m = /\.c(\d+)$/.exec(jobId ?? '');
+  return m ? Number.parseInt(m[1] ?? '0', 10) : 0;
+}
+
+export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
+  const { config, runner } = options;
+  const url = config.REDIS_URL;
+  if (!url) throw new Error('the queue worker needs REDIS_URL');
+  const logger = options.logger.child({ component: 'queue-worker' });
+  const tuning = options.tuning ?? DEFAULT_WORKER_TUNING;
+  const prefix = config.BULLMQ_PREFIX;
+  const ttl = resultTtlSeconds(config.QUEUE_CHUNK_TIMEOUT_MS);
+  const stats: ChunkWorkerStats = { chunks: 0, students: 0, rows: 0, failed: 0 };
+
+  const connection: Redis = createRedis(url, blockingOptions({ connectionName: 'sor-worker' }));
+  connection.on('error', (err: Error) => logger.debug({ err: err.message }, 'worker: Redis connection error'));
+
+  const processor = async (job: Job<string, ChunkJobReturn>): Promise<ChunkJobReturn> => {
+    const payload: unknown = job.data;
+    if (typeof payload !== 'string' || payload.length === 0) {
+      throw new UnrecoverableError('malformed chunk job: its data is not a chunk payload string');
+    }
+    const started = performance.now();
+    const out = await runner.run({ index: indexOf(job.id), payload });
+    // The output must be in Redis before the job completes: the completed event tells the API to read it.
+    await connection.set(chunkResultKey(prefix, String(job.id)), out.text, 'EX', ttl);
+    metrics.chunkDuration.observe({ runner: 'queue-worker', outcome: 'ok' }, (performance.now() - started) / 1000);
+    stats.chunks++;
+    stats.students += out.students;
+    stats.rows += out.rows;
+    return { rows: out.rows, errorRows: out.errorRows, students: out.students };
+  };
+
+  const worker = new Worker<string, ChunkJobReturn>(QUEUE_NAME, processor, {
+    connection,
+    prefix,
+    concurrency: Math.max(1, options.concurrency),
+    lockDuration: tuning.lockDurationMs,
+    stalledInterval: tuning.stalledIntervalMs,
+    maxStalledCount: tuning.maxStalledCount,
+    autorun: true,
+  });
+  worker.on('error', (err: Error) => logger.warn({ err: err.message }, 'worker: BullMQ error'));
+  worker.on('failed', (job: Job<string, ChunkJobReturn> | undefined, err: Error) => {
+    stats.failed++;
+    const attempts = job?.opts.attempts ?? 1;
+    const final = !job || job.attemptsMade >= attempts || err instanceof UnrecoverableError;
+    logger.warn(
+      { jobId: job?.id, attemptsMade: job?.attemptsMade, attempts, err: err.message },
+      final ? 'worker: chunk job failed for good' : 'worker: chunk job failed; it will be retried with backoff',
+    );
+  });
+  worker.on('stalled', (jobId: string) => logger.warn({ jobId }, 'worker: recovered a stalled chunk job'));
+
+  // Progress: one line per interval while work flows, so an operator sees the worker is alive and how fast.
+  const every = options.progressEveryMs ?? 10_000;
+  let last = { chunks: 0, students: 0, at: performance.now() };
+  const progressTimer = setInterval(() => {
+    if (stats.chunks === last.chunks) return;
+    const now = performance.now();
+    const seconds = (now - last.at) / 1000;
+    logger.info(
+      {
+        chunks: stats.chunks - last.chunks,
+        students: stats.students - last.students,
+        studentsPerSecond: Math.round((stats.students - last.students) / seconds),
+        totalChunks: stats.chunks,
+        failedAttempts: stats.failed,
+      },
+      'worker: progress',
+    );
+    last = { chunks: stats.chunks, students: stats.students, at: now };
+  }, every);
+  progressTimer.unref();
+
+  logger.info(
+    { redis: redactUrl(url), prefix, queue: QUEUE_NAME, concurrency: options.concurrency, ...tuning },
+    'worker: started',
+  );
+
+  let closing: Promise<void> | undefined;
+  return {
+    worker,
+    stats,
+    ready: () => worker.waitUntilReady().then(() => undefined),
+    close(force = false): Promise<void> {
+      closing ??= (async () => {
+        clearInterval(progressTimer);
+        await worker.close(force).catch((err: Error) => logger.warn({ err: err.message }, 'worker: close failed'));
+        await connection.quit().catch(() => connection.disconnect());
+        logger.info({ ...stats }, 'worker: stopped');
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * Names, limits and timings of the BullMQ chunk queue, shared by the API's queue runner (producer) and the
+ * worker process (consumer). Both sides must agree on these, so they live in one place.
+ */
+import { z } from 'zod';
+
+/** The one BullMQ queue of the service; keys are `${BULLMQ_PREFIX}:calc:*`. */
+export const QUEUE_NAME = 'calc';
+
+/** Name of every chunk job (bull-board shows it). */
+export const CHUNK_JOB_NAME = 'chunk';
+
+/**
+ * Largest chunk payload the producer puts in Redis. A larger chunk is never enqueued: it runs on the local pool
+ * (BULK_QUEUE_FALLBACK=local) or fails (=fail). 16 MiB is far above a default chunk (1000 students ≈ 150 KiB).
+ */
+export const MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
+
+/** Attempts per chunk job: the first run plus two retries of transient failures (a worker thread crashed). */
+export const CHUNK_ATTEMPTS = 3;
+/** Exponential backoff between attempts: 500 ms, then 1 s. */
+export const CHUNK_BACKOFF_MS = 500;
+
+/** Failed chunk jobs stay visible in bull-board for an hour (at most 1000 of them), then Redis drops them. */
+export const KEEP_FAILED = { age: 3600, count: 1000 } as const;
+
+/**
+ * How long a finished chunk's output waits in Redis for the API to collect it. The API reads it as soon as the
+ * `completed` event arrives, so this only bounds garbage left by an API that gave up (timeout) or died.
+ */
+export function resultTtlSeconds(chunkTimeoutMs: number): number {
+  return Math.max(600, Math.ceil((2 * chunkTimeoutMs) / 1000));
+}
+
+/**
+ * Stalled-job recovery. A worker holds a lock on each job it runs, renewed every lockDuration/2; a worker killed
+ * with SIGKILL stops renewing, its lock expires after at most `lockDurationMs`, and the next stalled check of any
+ * live worker (every `stalledIntervalMs`) moves the job back to waiting, where a free worker takes it at once.
+ * Worst case from the kill to another worker starting the chunk: lockDurationMs + stalledIntervalMs
+ * (10 s + 5 s by default). The lock is safe to keep short because the chunk runs on a piscina thread: the
+ * worker's event loop, which renews the lock, is never blocked by the calculation.
+ * A job that stalls more than `maxStalledCount` times (its workers keep dying) fails instead of looping.
+ */
+export interface WorkerTuning {
+  lockDurationMs: number;
+  stalledIntervalMs: number;
+  maxStalledCount: number;
+}
+
+export const DEFAULT_WORKER_TUNING: WorkerTuning = {
+  lockDurationMs: 10_000,
+  stalledIntervalMs: 5_000,
+  maxStalledCount: 2,
+};
+
+const ms = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number of milliseconds')
+    .transform((s) => Number.parseInt(s, 10))
+    .pipe(z.number().int().min(min).max(max));
+
+const TuningEnv = z.object({
+  QUEUE_LOCK_DURATION_MS: ms(1000, 600_000).optional(),
+  QUEUE_STALLED_INTERVAL_MS: ms(500, 600_000).optional(),
+  QUEUE_MAX_STALLED_COUNT: ms(0, 100).optional(),
+});
+
+/**
+ * Worker-only tuning from the environment (QUEUE_LOCK_DURATION_MS, QUEUE_STALLED_INTERVAL_MS,
+ * QUEUE_MAX_STALLED_COUNT); unset variables keep the defaults above. Throws a one-line error naming the variable.
+ */
+export function loadWorkerTuning(env: Record<string, string | undefined>): WorkerTuning {
+  const picked: Record<string, string> = {};
+  for (const key of Object.keys(TuningEnv.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') picked[key] = value;
+  }
+  const parsed = TuningEnv.safeParse(picked);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = String(issue?.path[0] ?? 'environment');
+    throw new Error(
+      `Invalid configuration: ${name} ${issue?.message ?? 'is invalid'} (got ${JSON.stringify(picked[name] ?? '')})`,
+    );
+  }
+  return {
+    lockDurationMs: parsed.data.QUEUE_LOCK_DURATION_MS ?? DEFAULT_WORKER_TUNING.lockDurationMs,
+    stalledIntervalMs: parsed.data.QUEUE_STALLED_INTERVAL_MS ?? DEFAULT_WORKER_TUNING.stalledIntervalMs,
+    maxStalledCount: parsed.data.QUEUE_MAX_STALLED_COUNT ?? DEFAULT_WORKER_TUNING.maxStalledCount,
+  };
+}
+
+/** BullMQ refuses custom ids that contain ":" or are integers; request ids are made safe here. */
+export function chunkJobId(requestId: string, index: number): string {
+  const safe = requestId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 100) || 'req';
+  return `${safe}.c${index}`;
+}
+
+/** Redis key holding a finished chunk's output text until the API collects it. */
+export function chunkResultKey(prefix: string, jobId: string): string {
+  return `${prefix}:${QUEUE_NAME}:result:${jobId}`;
+}
