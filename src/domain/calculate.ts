@@ -1,0 +1,170 @@
+/**
+ * calculate(): the Schedule of Reductions (34 CFR 685.203(m)) for one student, composed from the rule modules.
+ * Pure: plain validated data in (CalculationInput), plain data out (CalculationResult), deterministic.
+ *
+ *   bases.ts          §2 starting amounts and caps
+ *   percentage.ts     §3 the academic-year percentage and the annual amounts
+ *   terms.ts          §4 status, Direct Loan Enrollment Intensity, eligibility
+ *   distribution.ts   §5 equal / proportional, show_both_options, disbursement_pct
+ *   recalculation.ts  §6 closed terms, remaining, baseline, adjustments, final-term over-disbursement
+ *   warnings.ts       §7 the sentences
+ *   output.ts         decimals → JSON numbers, once, at the end
+ */
+
+import { startingAmounts } from './bases.ts';
+import { type Dec, HUNDRED, ZERO, sumDec } from './decimal.ts';
+import { toDisbursementOption, toJsonNumber } from './output.ts';
+import { annualFullTimeCredits } from './percentage.ts';
+import {
+  LOAN_TYPES,
+  type PerLoan,
+  type Scenario,
+  type TermFacts,
+  collectPayments,
+  evaluateScenario,
+  finalTermExcesses,
+  optionsOffered,
+  proportionalSchedule,
+  readTerm,
+  termAdjustments,
+} from './recalculation.ts';
+import { enrollmentIntensityPercent, enrollmentStatus } from './terms.ts';
+import type { CalculationInput, CalculationResult, DisbursementOption, TermResult } from './types.ts';
+import * as W from './warnings.ts';
+
+function optionAt(schedule: PerLoan<Dec[]>, i: number): DisbursementOption {
+  return toDisbursementOption(schedule[0][i]!, schedule[1][i]!, schedule[2][i]!);
+}
+
+function optionTotal(schedule: PerLoan<Dec[]>): DisbursementOption {
+  return toDisbursementOption(sumDec(schedule[0]), sumDec(schedule[1]), sumDec(schedule[2]));
+}
+
+function explainAdjustment(
+  terms: readonly TermFacts[],
+  revision: Scenario,
+  baseline: Scenario,
+  amounts: PerLoan<Dec>,
+): string {
+  const changes: W.CreditChange[] = [];
+  for (const t of terms) if (t.changed) changes.push({ label: t.label, enrolled: t.enrolled, actual: t.actual! });
+  const annualChanges: W.AnnualChange[] = [];
+  const effects: W.TermEffect[] = [];
+  for (let l = 0; l < 3; l++) {
+    const loan = LOAN_TYPES[l]!;
+    annualChanges.push({ loan, from: baseline.annual[l]!, to: revision.annual[l]! });
+    if (!amounts[l]!.isZero()) effects.push({ loan, amount: amounts[l]! });
+  }
+  return W.adjustmentExplanation(changes, baseline.percent, revision.percent, annualChanges, effects);
+}
+
+export function calculate(input: CalculationInput): CalculationResult {
+  const terms = input.terms.map(readTerm);
+  const n = terms.length;
+  if (n === 0) throw new Error('calculate: at least one term is required (validated by the schema)');
+
+  // §2 starting amounts
+  const start = startingAmounts(input);
+  const warnings = start.warnings.slice();
+  const bases: PerLoan<Dec> = [start.sub, start.unsub, start.gradPlus];
+
+  // §3–§6 the revision (credits(t)), and the baseline (credits_enrolled) only when some credits changed
+  const fullTime = terms.map((t) => t.fullTime);
+  const annualFtCredits = annualFullTimeCredits(fullTime);
+  const payments = collectPayments(terms);
+  const revision = evaluateScenario(
+    terms,
+    terms.map((t) => t.credits),
+    annualFtCredits,
+    bases,
+    payments,
+  );
+  const { showBoth, disbursementPct } = optionsOffered(revision);
+  const proportional = showBoth ? proportionalSchedule(revision, payments) : null;
+  const baseline = terms.some((t) => t.changed)
+    ? evaluateScenario(
+        terms,
+        terms.map((t) => t.enrolled),
+        annualFtCredits,
+        bases,
+        payments,
+      )
+    : revision;
+  const adjustments = termAdjustments(terms, revision, baseline);
+  const finalExcesses = finalTermExcesses(terms, revision, payments);
+
+  // §7 student-level warnings, in a fixed order
+  const percent = revision.percent;
+  if (input.academic_year_terms !== null && input.academic_year_terms > n) {
+    warnings.push(
+      W.shorterLoanPeriod(n, input.academic_year_terms, sumDec(revision.credits), annualFtCredits, percent),
+    );
+  }
+  if (input.degree_level !== 'undergraduate' && input.is_legacy_borrower && percent.lt(HUNDRED)) {
+    warnings.push(W.legacyStillReduced(percent));
+  }
+  if (!showBoth) {
+    warnings.push(
+      percent.lt(HUNDRED)
+        ? W.proportionalNotOfferedFewEligibleTerms(revision.eligibleCount)
+        : W.proportionalNotOfferedNoReduction(),
+    );
+  }
+  const termWarnings: string[][] = terms.map(() => []);
+  for (const t of terms) {
+    if (revision.eligible[t.index]) continue;
+    const sentence = W.termBelowHalfTime(t.label, t.index, t.credits, t.fullTime, t.closed);
+    warnings.push(sentence);
+    termWarnings[t.index]!.push(sentence);
+  }
+  for (let l = 0; l < 3; l++) {
+    const remaining = revision.remaining[l]!;
+    if (remaining.lt(ZERO)) {
+      warnings.push(W.overDisbursement(LOAN_TYPES[l]!, payments.paid[l]!, revision.annual[l]!));
+    } else if (remaining.gt(ZERO) && revision.openEligible.length === 0) {
+      warnings.push(W.unscheduledAmount(LOAN_TYPES[l]!, remaining, revision.annual[l]!));
+    }
+  }
+  if (finalExcesses.length > 0) {
+    const sentence = W.finalTermOverDisbursement(finalExcesses);
+    warnings.push(sentence);
+    termWarnings[n - 1]!.push(sentence);
+  }
+
+  // results
+  const termResults: TermResult[] = terms.map((t, i) => {
+    const adjustment = adjustments[i]!;
+    const adjusted = adjustment.sourceIndex !== null;
+    return {
+      label: t.label,
+      enrollment_status: enrollmentStatus(t.credits, t.fullTime),
+      enrollment_intensity_pct: toJsonNumber(enrollmentIntensityPercent(t.credits, t.fullTime)),
+      disbursement_pct: toJsonNumber(disbursementPct[i]!),
+      adjustment_sub: toJsonNumber(adjustment.amounts[0]),
+      adjustment_unsub: toJsonNumber(adjustment.amounts[1]),
+      adjustment_grad_plus: toJsonNumber(adjustment.amounts[2]),
+      adjustment_explanation: adjusted ? explainAdjustment(terms, revision, baseline, adjustment.amounts) : '',
+      adjustment_source_index: adjustment.sourceIndex,
+      credits_enrolled: toJsonNumber(t.enrolled),
+      full_time_credits: toJsonNumber(t.fullTime),
+      equal: optionAt(revision.equal, i),
+      proportional: proportional === null ? null : optionAt(proportional, i),
+      final_term_overdisbursement: i === n - 1 && finalExcesses.length > 0,
+      warning: termWarnings[i]!.join(' '),
+    };
+  });
+
+  const totalEqual = optionTotal(revision.equal);
+  return {
+    annual_ft_credits: toJsonNumber(annualFtCredits),
+    reduced_annual_pct: toJsonNumber(percent),
+    annual_basic_eligibility_sub: toJsonNumber(revision.annual[0]),
+    annual_basic_eligibility_unsub: toJsonNumber(revision.annual[1]),
+    annual_basic_eligibility_grad_plus: toJsonNumber(revision.annual[2]),
+    show_both_options: showBoth,
+    terms: termResults,
+    total_equal: totalEqual,
+    total_proportional: proportional === null ? { ...totalEqual } : optionTotal(proportional),
+    warnings,
+  };
+}
