@@ -1,0 +1,341 @@
+/**
+ * The async job API (documented in the OpenAPI document through `jobsOpenApiPaths`):
+ *
+ *   POST /v1/jobs                 same bodies as POST /v1/calculate/bulk (text/csv, or multipart/form-data with a
+ *                                 `file` field); Accept picks the result format (text/csv default,
+ *                                 application/x-ndjson). 202 + Location + {id, status, status_url, result_url}.
+ *                                 An Idempotency-Key header returns the existing job for a repeated submission.
+ *   GET  /v1/jobs/{id}            {id, status, format, progress {students_done, students_total}, created_at,
+ *                                 started_at, finished_at, error, status_url, result_url}
+ *   GET  /v1/jobs/{id}/result     the output streamed in input order once completed; 409 job_not_ready before;
+ *                                 404 not_found once expired (JOB_TTL_SECONDS after the job finished).
+ *
+ * The job logic lives in src/queue/async-jobs.ts; this file only speaks HTTP.
+ */
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Router } from 'express';
+import type { Request, Response } from 'express';
+import multer from 'multer';
+import { z } from 'zod';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { AppError } from '../errors.ts';
+import type { AsyncJobs } from '../queue/async-jobs.ts';
+import type { JobRecord, ResultFormat } from '../queue/job-store.ts';
+import { ExtendedErrorSchema, FieldValidationErrorBodySchema } from '../schema/response.ts';
+import { sendError } from './error-envelope.ts';
+import { methodNotAllowed } from './method-not-allowed.ts';
+
+export const JOBS_PATH = '/v1/jobs';
+const MAX_IDEMPOTENCY_KEY = 255;
+
+const CONTENT_TYPES: Record<ResultFormat, string> = {
+  csv: 'text/csv; charset=utf-8',
+  ndjson: 'application/x-ndjson; charset=utf-8',
+};
+
+/** The wire view of a job. */
+export function jobView(job: JobRecord) {
+  return {
+    id: job.id,
+    status: job.status,
+    format: job.format,
+    progress: { students_done: job.students_done, students_total: job.students_total },
+    created_at: job.created_at,
+    started_at: job.started_at,
+    finished_at: job.finished_at,
+    error: job.error,
+    status_url: `${JOBS_PATH}/${job.id}`,
+    result_url: `${JOBS_PATH}/${job.id}/result`,
+  };
+}
+
+function resultFormat(req: Request): ResultFormat {
+  const accepted = req.accepts(['text/csv', 'application/x-ndjson']);
+  if (accepted === 'application/x-ndjson') return 'ndjson';
+  if (accepted === 'text/csv') return 'csv';
+  throw new AppError('unsupported_media_type', 406, 'Accept must allow text/csv or application/x-ndjson.');
+}
+
+function idempotencyKey(req: Request): string | undefined {
+  const raw = req.get('Idempotency-Key');
+  if (raw === undefined) return undefined;
+  const key = raw.trim();
+  if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY || !/^[\x21-\x7e]+$/.test(key)) {
+    throw new AppError(
+      'validation_error',
+      400,
+      `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY} visible ASCII characters.`,
+    );
+  }
+  return key;
+}
+
+/** A failure of the job store (Redis unreachable) is a 503: the client may retry later. */
+function storeUnavailable(err: unknown): unknown {
+  if (err instanceof AppError) return err;
+  if (typeof err === 'object' && err !== null && 'status' in err) return err; // framework errors (multer limits)
+  if (
+    typeof err === 'object' &&
+    err !== null &&
+    'code' in err &&
+    typeof (err as { code: unknown }).code === 'string' &&
+    (err as { code: string }).code.startsWith('LIMIT_')
+  )
+    return err;
+  return new AppError('internal_error', 503, 'The job store is unavailable; try again later.', undefined, {
+    cause: err,
+  });
+}
+
+const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+async function findJob(jobs: AsyncJobs, id: string | undefined): Promise<JobRecord> {
+  const job = id && JOB_ID.test(id) ? await jobs.store.get(id) : undefined;
+  if (!job)
+    throw new AppError('not_found', 404, 'There is no job with this id (jobs expire after their time to live).');
+  return job;
+}
+
+export function jobsRouter(jobs: AsyncJobs, options: { maxBytes: number; spoolDir?: string }): Router {
+  const router = Router();
+  const spoolDir = options.spoolDir ?? join(tmpdir(), 'sor-jobs');
+  mkdirSync(spoolDir, { recursive: true });
+  const upload = multer({
+    storage: multer.diskStorage({ destination: spoolDir }),
+    limits: { fileSize: options.maxBytes, files: 1, fields: 10 },
+  }).single('file');
+
+  router.post(JOBS_PATH, async (req: Request, res: Response) => {
+    try {
+      const format = resultFormat(req);
+      const key = idempotencyKey(req);
+      let spooled;
+      if (req.is('multipart/form-data')) {
+        await new Promise<void>((resolve, reject) =>
+          upload(req, res, (err: unknown) => (err ? reject(err) : resolve())),
+        );
+        if (!req.file) throw new AppError('validation_error', 400, 'The multipart body has no `file` field.');
+        spooled = await jobs.adopt(req.file.path, format);
+      } else if (req.is('text/csv')) {
+        spooled = await jobs.spool(req, format);
+      } else {
+        throw new AppError(
+          'unsupported_media_type',
+          415,
+          'Send the CSV file as text/csv, or as the `file` field of multipart/form-data.',
+        );
+      }
+      const { record, created } = await jobs.submit(spooled, format, key);
+      res.status(202);
+      res.setHeader('Location', `${JOBS_PATH}/${record.id}`);
+      res.setHeader('Cache-Control', 'no-store');
+      if (!created) res.setHeader('Idempotent-Replayed', 'true');
+      const view = jobView(record);
+      res.json({ id: view.id, status: view.status, status_url: view.status_url, result_url: view.result_url });
+    } catch (err) {
+      // An unread body would otherwise keep the connection busy: drain what is left, then answer.
+      req.resume();
+      sendError(res, storeUnavailable(err));
+    }
+  });
+  router.all(JOBS_PATH, methodNotAllowed('POST'));
+
+  router.get(`${JOBS_PATH}/:id`, async (req: Request, res: Response) => {
+    try {
+      const job = await findJob(jobs, req.params.id as string);
+      res.setHeader('Cache-Control', 'no-store');
+      res.status(200).json(jobView(job));
+    } catch (err) {
+      sendError(res, storeUnavailable(err));
+    }
+  });
+  router.all(`${JOBS_PATH}/:id`, methodNotAllowed('GET'));
+
+  router.get(`${JOBS_PATH}/:id/result`, async (req: Request, res: Response) => {
+    let job: JobRecord;
+    try {
+      job = await findJob(jobs, req.params.id as string);
+      if (job.status !== 'completed') {
+        const why =
+          job.status === 'failed'
+            ? `The job failed (${job.error?.code ?? 'internal_error'}): ${job.error?.message ?? 'no detail'} It has no result.`
+            : `The job is ${job.status}; its result is available once it is completed.`;
+        res.setHeader('Retry-After', job.status === 'failed' ? '0' : '2');
+        throw new AppError('job_not_ready', 409, why);
+      }
+    } catch (err) {
+      sendError(res, storeUnavailable(err));
+      return;
+    }
+    try {
+      res.status(200);
+      res.setHeader('Content-Type', CONTENT_TYPES[job.format]);
+      res.setHeader(
+        'Content-Disposition',
+        `attachment; filename="job-${job.id}.${job.format === 'csv' ? 'csv' : 'ndjson'}"`,
+      );
+      res.setHeader('Cache-Control', 'no-store');
+      for await (const segment of jobs.store.readResult(job.id)) {
+        if (!res.write(segment)) await new Promise<void>((resolve) => res.once('drain', () => resolve()));
+        if (res.destroyed) return;
+      }
+      res.end();
+    } catch (err) {
+      // Headers may be on the wire already: sendError then cuts the transfer (never a file that looks complete).
+      sendError(res, err);
+    }
+  });
+  router.all(`${JOBS_PATH}/:id/result`, methodNotAllowed('GET'));
+  return router;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// OpenAPI
+// ---------------------------------------------------------------------------------------------------------------
+
+const JobStatusSchema = z.enum(['queued', 'running', 'completed', 'failed']).meta({
+  id: 'JobStatus',
+  description: 'queued → running → completed | failed. A job whose service instance stopped reads as failed.',
+});
+
+const JobErrorSchema = z
+  .object({
+    code: z.string(),
+    message: z.string(),
+    field_errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+  })
+  .meta({ id: 'JobError', description: 'Why the job failed: the same envelope a synchronous bulk request returns.' });
+
+export const JobSchema = z
+  .object({
+    id: z.uuid(),
+    status: JobStatusSchema,
+    format: z
+      .enum(['csv', 'ndjson'])
+      .meta({ description: 'Result format, chosen by the Accept header at submission.' }),
+    progress: z.object({
+      students_done: z.int().min(0),
+      students_total: z.int().min(0).nullable().meta({ description: 'null until the file has been counted.' }),
+    }),
+    created_at: z.iso.datetime(),
+    started_at: z.iso.datetime().nullable(),
+    finished_at: z.iso.datetime().nullable(),
+    error: JobErrorSchema.nullable(),
+    status_url: z.string(),
+    result_url: z.string(),
+  })
+  .meta({ id: 'Job' });
+
+const JobAcceptedSchema = z
+  .object({ id: z.uuid(), status: JobStatusSchema, status_url: z.string(), result_url: z.string() })
+  .meta({ id: 'JobAccepted' });
+
+const extendedError = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: ExtendedErrorSchema } },
+});
+
+const JobIdParam = z.object({ id: z.uuid().meta({ description: 'The job id returned by POST /v1/jobs.' }) });
+
+/** The /v1/jobs paths for the OpenAPI document (createApp's `openApiPaths`). */
+export function jobsOpenApiPaths(options: {
+  ttlSeconds: number;
+  maxBytes: number;
+  store: 'redis' | 'memory';
+}): ZodOpenApiPathsObject {
+  const storage =
+    options.store === 'redis'
+      ? 'Jobs and their results are kept in Redis: they survive a restart of the API.'
+      : 'This instance runs without Redis: jobs are kept in process memory and are LOST when the service restarts.';
+  return {
+    [JOBS_PATH]: {
+      post: {
+        operationId: 'submitJob',
+        tags: ['jobs'],
+        summary: 'Submit a bulk CSV file to run in the background',
+        description:
+          'Accepts the same bodies as POST /v1/calculate/bulk and runs the same pipeline in the background. ' +
+          'Poll `status_url`, then fetch `result_url`. The Accept header picks the result format (text/csv by ' +
+          'default, or application/x-ndjson). With an `Idempotency-Key` header, repeating a submission returns ' +
+          'the existing job (header `Idempotent-Replayed: true`); reusing a key for a different file is refused ' +
+          `(422). ${storage} A job and its result expire ${options.ttlSeconds} s after the job finished.`,
+        requestParams: {
+          header: z.object({
+            'Idempotency-Key': z.string().max(MAX_IDEMPOTENCY_KEY).optional().meta({
+              description: 'Client-chosen key (1-255 visible ASCII characters) that makes the submission repeatable.',
+            }),
+          }),
+        },
+        requestBody: {
+          required: true,
+          content: {
+            'text/csv': {
+              schema: z.string().meta({ description: 'The CSV file (same layout as the bulk endpoint).' }),
+            },
+            'multipart/form-data': {
+              schema: z.object({
+                file: z
+                  .string()
+                  .meta({ description: 'The CSV file.', override: { type: 'string', contentMediaType: 'text/csv' } }),
+              }),
+              encoding: { file: { contentType: 'text/csv' } },
+            },
+          },
+        },
+        responses: {
+          '202': {
+            description: 'Accepted (or, for a repeated Idempotency-Key, the existing job).',
+            headers: z.object({ Location: z.string().meta({ description: 'The status URL of the job.' }) }),
+            content: { 'application/json': { schema: JobAcceptedSchema } },
+          },
+          '400': extendedError('Missing `file` field or a malformed Idempotency-Key.'),
+          '406': extendedError('The Accept header allows neither text/csv nor application/x-ndjson.'),
+          '413': extendedError(`The file is larger than ${options.maxBytes} bytes.`),
+          '415': extendedError('The body is neither text/csv nor multipart/form-data.'),
+          '422': {
+            description: 'The Idempotency-Key was already used for a different file or format.',
+            content: { 'application/json': { schema: FieldValidationErrorBodySchema } },
+          },
+          '503': extendedError('The job store (Redis) is unavailable, or the service is shutting down.'),
+        },
+      },
+    },
+    [`${JOBS_PATH}/{id}`]: {
+      get: {
+        operationId: 'getJob',
+        tags: ['jobs'],
+        summary: 'Status and progress of an async job',
+        requestParams: { path: JobIdParam },
+        responses: {
+          '200': { description: 'The job.', content: { 'application/json': { schema: JobSchema } } },
+          '404': extendedError('No such job, or it expired (code not_found).'),
+        },
+      },
+    },
+    [`${JOBS_PATH}/{id}/result`]: {
+      get: {
+        operationId: 'getJobResult',
+        tags: ['jobs'],
+        summary: 'The result of a completed job, streamed in input order',
+        requestParams: { path: JobIdParam },
+        responses: {
+          '200': {
+            description: 'Exactly what POST /v1/calculate/bulk would have answered for the same file and Accept.',
+            content: {
+              'text/csv': { schema: z.string() },
+              'application/x-ndjson': {
+                schema: z.string().meta({ override: { type: 'string', contentMediaType: 'application/x-ndjson' } }),
+              },
+            },
+          },
+          '404': extendedError('No such job, or it expired (code not_found).'),
+          '409': extendedError(
+            'The job is not completed yet, or it failed (code job_not_ready; see GET /v1/jobs/{id}).',
+          ),
+        },
+      },
+    },
+  };
+}
