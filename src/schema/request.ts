@@ -132,6 +132,12 @@ export const CalculationRequestSchema = z
         .enum(DEPENDENCY_STATUSES, { error: expected(oneOf(DEPENDENCY_STATUSES)) })
         .meta({ description: 'Dependency status for federal student aid.' }),
       terms: z.array(TermSchema, { error: expected('an array of terms') }).meta({
+        // The count is checked by parseCalculationRequest (crossFieldErrors), not by zod's min/max: those would
+        // stop zod from inspecting the items, and every offending field is reported. Documented here.
+        override: ({ jsonSchema }) => {
+          jsonSchema.minItems = 1;
+          jsonSchema.maxItems = MAX_TERMS;
+        },
         description:
           `The terms of the loan period, in order: 1 to ${MAX_TERMS}, and no more than academic_year_terms ` +
           'when that is given (count errors are reported at path `terms`).',
@@ -209,6 +215,11 @@ export const CalculationRequestSchema = z
   });
 
 export type CalculationRequestInput = z.input<typeof CalculationRequestSchema>;
+
+/** The 422 envelope's message for `count` offending fields. */
+export function validationMessage(count: number): string {
+  return count === 1 ? 'The request has 1 invalid field.' : `The request has ${count} invalid fields.`;
+}
 
 export type ParseResult = { ok: true; value: CalculationInput } | { ok: false; fieldErrors: FieldError[] };
 

@@ -1,0 +1,67 @@
+/**
+ * The HTTP application: request ids and request logs first, then the interface routes, the routers of the other
+ * modules (bulk, jobs, ops), the 404 envelope and the one error middleware.
+ *
+ *   POST /v1/calculate        src/api/calculate-route.ts
+ *   GET  /v1/openapi.json     built once per app from the zod schemas (src/schema/openapi.ts)
+ *   GET  /healthz, /readyz    src/api/health-route.ts
+ *   extra.routers             mounted in order, before the 404 handler
+ */
+import express, { type Express, type Router } from 'express';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import type { AppContext } from './context.ts';
+import { AppError } from '../errors.ts';
+import { buildOpenApiDocument } from '../schema/openapi.ts';
+import { calculateRouter } from './calculate-route.ts';
+import { errorMiddleware, sendError } from './error-envelope.ts';
+import { healthRouter } from './health-route.ts';
+import { createHttpLogger } from './http-log.ts';
+import { methodNotAllowed } from './method-not-allowed.ts';
+
+export interface AppExtras {
+  /** Routers of other modules (bulk, jobs, ops), mounted in this order before the 404 handler. */
+  routers?: Router[];
+  /** Paths those routers add to the OpenAPI document (see buildOpenApiDocument). */
+  openApiPaths?: ZodOpenApiPathsObject;
+}
+
+export const OPENAPI_PATH = '/v1/openapi.json';
+
+export function createApp(ctx: AppContext, extra: AppExtras = {}): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  // Built once, at start-up: a schema problem stops the service instead of failing a request later.
+  const openApiJson = JSON.stringify(
+    buildOpenApiDocument({
+      paths: extra.openApiPaths,
+      limits: {
+        maxBodyBytes: ctx.config.MAX_BODY_BYTES,
+        bulkMaxBytes: ctx.config.BULK_MAX_BYTES,
+        bulkMaxRows: ctx.config.BULK_MAX_ROWS,
+      },
+    }),
+  );
+
+  app.use(createHttpLogger(ctx.logger));
+  app.use(calculateRouter(ctx));
+
+  app.get(OPENAPI_PATH, (_req, res) => {
+    res.status(200);
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-cache');
+    res.end(openApiJson);
+  });
+  app.all(OPENAPI_PATH, methodNotAllowed('GET'));
+
+  app.use(healthRouter(ctx));
+
+  for (const router of extra.routers ?? []) app.use(router);
+
+  app.use((_req, res) => {
+    sendError(res, new AppError('not_found', 404, 'There is no resource at this path.'));
+  });
+  app.use(errorMiddleware);
+  return app;
+}

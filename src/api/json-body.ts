@@ -1,0 +1,127 @@
+/**
+ * Reading a JSON request body safely, with the exact statuses of rules.md §8:
+ *   415 unsupported_media_type  content type is not application/json or application/*+json (a charset, when
+ *                               given, must be UTF-8), or the body is content-encoded;
+ *   413 validation_error        body over the limit (checked against Content-Length first, then while reading);
+ *   400 invalid_json            not UTF-8 (strict decoding), not JSON, or not a JSON object.
+ *
+ * JSON.parse keeps duplicate keys' last value and stores a `__proto__` key as an ordinary own property (it never
+ * touches a prototype); the request schema then reports it as an unknown field. V8's JSON.parse is not
+ * recursive, so deeply nested input cannot overflow the stack.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AppError } from '../errors.ts';
+
+const JSON_TYPE = /^application\/(?:json|[a-z0-9!#$&^_.+-]+\+json)$/;
+const UTF8_CHARSET = /^"?utf-?8"?$/i;
+
+/** True for `application/json` and `application/*+json`, with optional parameters; a charset must be UTF-8. */
+export function isJsonContentType(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  const parts = header.split(';');
+  const type = (parts[0] ?? '').trim().toLowerCase();
+  if (!JSON_TYPE.test(type)) return false;
+  for (let i = 1; i < parts.length; i++) {
+    const param = (parts[i] ?? '').trim();
+    const eq = param.indexOf('=');
+    if (eq === -1) continue;
+    if (param.slice(0, eq).trim().toLowerCase() === 'charset' && !UTF8_CHARSET.test(param.slice(eq + 1).trim())) {
+      return false;
+    }
+  }
+  return true;
+}
+
+export function unsupportedMediaType(message: string): AppError {
+  return new AppError('unsupported_media_type', 415, message);
+}
+
+export function bodyTooLarge(limit: number): AppError {
+  return new AppError('validation_error', 413, `The request body is larger than the limit of ${limit} bytes.`);
+}
+
+/**
+ * After a 413 the rest of the upload is read and discarded (so the client receives the answer instead of a
+ * reset) and the connection is closed once the response is sent.
+ */
+function discardRest(req: IncomingMessage, res: ServerResponse): void {
+  res.setHeader('Connection', 'close');
+  req.removeAllListeners('data');
+  req.resume();
+}
+
+/** Reads the whole body, at most `limit` bytes. Rejects with an AppError (413) or the stream's error. */
+export function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer> {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > limit) {
+    discardRest(req, res);
+    return Promise.reject(bodyTooLarge(limit));
+  }
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (err: unknown, body?: Buffer) => {
+      if (done) return;
+      done = true;
+      req.removeListener('end', onEnd);
+      req.removeListener('error', onError);
+      req.removeListener('aborted', onAborted);
+      if (err !== undefined) reject(err);
+      else resolve(body ?? Buffer.alloc(0));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        discardRest(req, res);
+        finish(bodyTooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => finish(undefined, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+    const onError = (err: unknown) => finish(err);
+    const onAborted = () => finish(new Error('request aborted by the client'));
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('aborted', onAborted);
+  });
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Content type check, size-limited read, strict UTF-8 decoding and JSON.parse. Resolves to a plain JSON object.
+ */
+export async function readJsonObject(
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit: number,
+): Promise<Record<string, unknown>> {
+  if (!isJsonContentType(req.headers['content-type'])) {
+    throw unsupportedMediaType('The request body must be JSON: send Content-Type: application/json.');
+  }
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    throw unsupportedMediaType('Content-Encoding is not supported: send the JSON body uncompressed.');
+  }
+  const bytes = await readBody(req, res, limit);
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new AppError('invalid_json', 400, 'The request body is not valid UTF-8.');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // The parser's own message quotes the body: never echoed.
+    throw new AppError('invalid_json', 400, 'The request body is not valid JSON.');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new AppError('invalid_json', 400, 'The request body must be a JSON object.');
+  }
+  return value as Record<string, unknown>;
+}

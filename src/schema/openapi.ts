@@ -1,0 +1,761 @@
+/**
+ * The OpenAPI 3.1 document of the service, generated with zod-openapi from the same zod schemas that validate
+ * requests (src/schema/request.ts) and describe responses (src/schema/response.ts). Served at
+ * GET /v1/openapi.json.
+ *
+ * Extension point: other modules add paths (e.g. the async /v1/jobs API) through `buildOpenApiDocument({ paths })`
+ * (createApp passes `extra.openApiPaths`). Their paths may use any schema exported here; error responses outside
+ * the v1 interface's own endpoints should use `ExtendedErrorSchema` (src/schema/response.ts).
+ */
+import {
+  createDocument,
+  type ZodOpenApiExampleObject,
+  type ZodOpenApiPathsObject,
+  type ZodOpenApiResponseObject,
+} from 'zod-openapi';
+import { z } from 'zod';
+import { calculate } from '../domain/calculate.ts';
+import type { CalculationResult } from '../domain/types.ts';
+import type { ErrorCode } from '../errors.ts';
+import {
+  CalculationRequestSchema,
+  MAX_FIELD_ERRORS,
+  MAX_TERMS,
+  parseCalculationRequest,
+  validationMessage,
+} from './request.ts';
+import {
+  BulkResultSchema,
+  CalculationResultSchema,
+  ErrorSchema,
+  ExtendedErrorSchema,
+  FieldValidationErrorBodySchema,
+} from './response.ts';
+import { INVALID_EXAMPLES, WORKED_EXAMPLES, type WorkedExample } from './examples.ts';
+import { MAX_CREDITS, MAX_DECIMAL_PLACES, MAX_DECIMAL_STRING_LENGTH, MAX_MONEY } from './decimal.ts';
+
+export const API_VERSION = '1.0.0';
+
+export interface OpenApiOptions {
+  /** Extra paths merged into the document (e.g. the async jobs API). Must not redefine an existing path. */
+  paths?: ZodOpenApiPathsObject;
+  /** Limits from the running configuration, stated in the descriptions. */
+  limits?: { maxBodyBytes?: number; bulkMaxBytes?: number; bulkMaxRows?: number };
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+// ---------------------------------------------------------------------------------------------------------------
+// Descriptions (regulation, readings, rounding). Kept next to the schemas so the document is the audit trail.
+// ---------------------------------------------------------------------------------------------------------------
+
+export const LEGAL_BASIS = [
+  'Statute: HEA §455(a) as amended by Pub. L. 119-21 §81001 (July 4, 2025): the annual amount is reduced "in direct ' +
+    'proportion" to less-than-full-time enrollment, rounded to the nearest whole percentage point.',
+  'Regulation: 34 CFR 685.203(m)(1), RISE final rule, 91 FR 23768 (May 1, 2026), effective July 1, 2026 ' +
+    '(NPRM 91 FR 4254, January 30, 2026).',
+  'Institution-set program limit on Subsidized + Unsubsidized + PLUS: 34 CFR 685.203(m)(2); Dear Colleague Letter ' +
+    'GEN-26-02 (the institutional limit is the starting point for the reduction).',
+  'Graduate $20,500 / professional $50,000 annual limits and the end of Grad PLUS for new borrowers: 34 CFR ' +
+    '685.203(b)(2)(iv), 685.200(b)(2).',
+  'Loans never exceed cost of attendance minus other aid: 34 CFR 685.203(j)(1).',
+  'Unequal (proportional) disbursements only for students subject to the reduction: 34 CFR 685.303 as amended by ' +
+    'the same final rule.',
+  'Worked examples: FSA "Schedule of Reductions" Q&A examples (April 2026) and the other published sources ' +
+    'listed with each example below.',
+];
+
+/** rules.md §9: every reading taken where the sources disagree. */
+export const READINGS: ReadonlyArray<{ question: string; other: string; choice: string }> = [
+  {
+    question: "Below-half-time credits in the year's sum",
+    other: 'excluded (an older Department scenario)',
+    choice: 'counted (April 2026 guidance); the below-half-time term itself receives no money',
+  },
+  { question: 'Proportional when there is no reduction', other: 'allowed (older scenarios)', choice: 'not offered' },
+  {
+    question: 'Single-term loan period',
+    other: 'halve the annual amount first; multiply by 1/terms',
+    choice: 'per-term formula on the full annual amount (FSA example 2); one term, 9 of 12 → 75% of the annual amount',
+  },
+  {
+    question: 'Remainder dollars',
+    other: 'last term absorbs; floor then last',
+    choice: 'largest remainder, ties to the earlier term (matches all published examples)',
+  },
+  {
+    question: 'Sub and unsub',
+    other: 'reduce the total, then subtract',
+    choice: 'reduce each separately (FSA example 1, Oracle SFP)',
+  },
+  {
+    question: 'Reduction base',
+    other: 'statutory maximum, then cap by need',
+    choice: "the student's eligibility (FSA example 3); a need-limited $2,000 subsidized becomes $1,840 at 92%",
+  },
+  {
+    question: 'Legacy borrowers',
+    other: 'exempt',
+    choice: "reduced like everyone (the statute's exception list omits this paragraph); a warning says so",
+  },
+  {
+    question: 'What `total_limit` covers',
+    other: 'Sub + Unsub only',
+    choice: 'Sub + Unsub + Grad PLUS, as (m)(2) says; a warning when it squeezes Grad PLUS',
+  },
+  {
+    question: 'Proportional with one eligible term',
+    other: 'proportional with 0 on the others',
+    choice: 'not offered: identical to equal',
+  },
+  {
+    question: 'What closes a term',
+    other: 'known final credits',
+    choice: 'a payment; final credits alone only replace the credits',
+  },
+  { question: 'Parent PLUS', other: '—', choice: 'never reduced, not in scope' },
+  {
+    question: 'Non-term and clock-hour programs',
+    other: '—',
+    choice: 'out of scope: this service calculates term-based programs only',
+  },
+];
+
+const readingsTable = [
+  '| Question | Other readings | Choice made by this service |',
+  '|---|---|---|',
+  ...READINGS.map((r) => `| ${r.question} | ${r.other} | ${r.choice} |`),
+].join('\n');
+
+export const ROUNDING_RULES = [
+  'All arithmetic is exact decimal; no binary floating point, including when parsing: `10.5` and `"10.5"` give ' +
+    'byte-identical answers.',
+  'Percentages (reduced_annual_pct, enrollment_intensity_pct, disbursement_pct): half up to a whole percent ' +
+    '(62.5 → 63, 87.5 → 88, 83.33 → 83).',
+  'Dollars: half up to a whole dollar. Prior disbursements are rounded half up to whole dollars (per term and loan ' +
+    'type) before any use, including the test that closes a term.',
+  'Splitting a whole-dollar amount over terms (both options, every loan type): largest remainder. Each term gets ' +
+    'the floor of its exact share; the dollars still missing go one each to the terms with the largest fractional ' +
+    'remainders, ties to the earlier term. The parts sum exactly to the amount and are never negative ' +
+    '(7,875 / 2 → 3,938 + 3,937; 1,100 / 3 → 367 + 367 + 366; 1,840 × (9, 12, 12) / 33 → 502 + 669 + 669).',
+];
+
+const CALCULATION_STEPS = [
+  '1. **Starting amounts** (award year 2026-27 statutory limits). `sub_base = min(subsidized_amount, statutory ' +
+    'subsidized maximum)` (0 for graduate and professional students, with a warning if subsidized_amount > 0); ' +
+    '`unsub_base = combined maximum − sub_base`; `grad_plus_base` only for legacy (interim-exception) graduate and ' +
+    'professional borrowers without plus_denied: `max(0, cost_of_attendance − sub_base − unsub_base)` (0 with a ' +
+    'warning when cost_of_attendance is null). total_limit (34 CFR 685.203(m)(2)) and then cost_of_attendance ' +
+    '(34 CFR 685.203(j)(1), taken as already net of other aid) cap the sum of the three bases, lowering Grad PLUS, ' +
+    'then unsubsidized, then subsidized. Each binding cap adds a warning.',
+  '2. **Academic-year percentage**. `credits(t)` is actual_final_credits when present, else credits_enrolled. ' +
+    '`annual_ft_credits = Σ full_time_credits`; `reduced_annual_pct = min(100, round_half_up(100 × Σ credits(t) ÷ ' +
+    'annual_ft_credits))`. Over-loaded terms count in full; only the total is capped. When academic_year_terms is ' +
+    'larger than the number of terms sent, the loan period is shorter than the academic year: the same formula ' +
+    'applies to the supplied terms (warning).',
+  '3. **Annual amounts**: `annual_basic_eligibility_X = round_half_up(X_base × reduced_annual_pct ÷ 100)` for ' +
+    'subsidized, unsubsidized and Grad PLUS separately.',
+  '4. **Terms**: `enrollment_intensity_pct` (the Direct Loan Enrollment Intensity reported to COD) = ' +
+    '`min(100, round_half_up(100 × credits(t) ÷ full_time_credits))`. A term is eligible when `credits(t) ≥ ' +
+    'full_time_credits ÷ 2` (exact ratio: 5.99 of 12 is below half time). An ineligible open term gets 0 with a ' +
+    'warning.',
+  '5. **Two options**: *equal* splits each annual amount equally over the eligible terms; *proportional* weights ' +
+    'each eligible term by credits(t) (FSA example 1: 2,205 × 6/15 and 9/15 → 882 + 1,323). show_both_options is ' +
+    'true when reduced_annual_pct < 100 and at least two terms are eligible; otherwise every proportional is null ' +
+    'and total_proportional equals total_equal (with a warning).',
+  '6. **Recalculation after disbursements**: a term with any prior disbursement > 0 is closed and keeps exactly ' +
+    'its prior disbursements. For each loan type, `remaining = revised annual amount − Σ prior disbursements of ' +
+    'closed terms` is split over the open eligible terms (FSA example 4: 1,660 − 502 = 1,158 → 579 + 579). A ' +
+    'negative remaining is an over-disbursement (warning); money with no open eligible term left stays ' +
+    'unscheduled (warning). Adjustments compare each open term with a baseline that uses credits_enrolled ' +
+    'everywhere (equal option), and name the change that caused them (adjustment_source_index). ' +
+    'final_term_overdisbursement flags a closed last term whose payments exceed the revised annual amount: no ' +
+    'reduction is required for a drop after the final disbursement; the school may choose to return the excess.',
+].join('\n');
+
+function inputRules(maxBodyBytes: number): string {
+  return [
+    `- A 422 validation_error lists **every** offending field by path (\`terms[1].credits_enrolled\`; at most ` +
+      `${MAX_FIELD_ERRORS} are listed): missing required fields, wrong types, unknown fields (a typo such as ` +
+      '`plus_denid` is rejected, never ignored), an invalid value even in a field that would then be ignored.',
+    `- \`terms\`: 1 to ${MAX_TERMS} terms, and no more than academic_year_terms when given; count errors are ` +
+      'reported at path `terms`.',
+    '- grade_level is required (non-null) for undergraduates (degree_level defaults to undergraduate). It is ' +
+      'ignored with a warning for graduate and professional students; is_legacy_borrower: true is ignored with a ' +
+      'warning for undergraduates.',
+    '- Credit and money fields take a JSON number or a decimal string matching `^[+-]?(\\d+(\\.\\d*)?|\\.\\d+)$` ' +
+      '(`"+."`, `"1e3"` and `" 5"` are rejected). Strings are limited to ' +
+      `${MAX_DECIMAL_STRING_LENGTH} characters as written. In both forms: at most ${MAX_DECIMAL_PLACES} decimal ` +
+      'places once trailing zeros are dropped (`"1.5000000"` is 1.5; `1.5e-7` and `6.1234567` are rejected), not ' +
+      `negative (\`"-0"\` is 0), credits at most ${fmt(MAX_CREDITS)}, money at most ${fmt(MAX_MONEY)}; ` +
+      'full_time_credits and total_limit must be greater than 0. A JSON number is read as the shortest decimal that ' +
+      'identifies it (every in-bounds value round-trips exactly); send decimal strings for full control.',
+    '- academic_year_terms is an integer value 2 to 4 or null (3 and 3.0 are the same JSON number). Booleans are ' +
+      'JSON booleans. null is accepted only for grade_level, academic_year_terms, cost_of_attendance, total_limit ' +
+      'and the optional term fields.',
+    '- 400 invalid_json: the body is not UTF-8, not JSON, or not a JSON object. Duplicate keys: the last ' +
+      'occurrence wins (JSON.parse semantics). A `__proto__` or `constructor` key is an unknown field (422).',
+    '- 415 unsupported_media_type: a content type other than application/json or application/*+json (a charset, ' +
+      'when given, must be UTF-8), or a Content-Encoding.',
+    `- 413 validation_error: a body over ${fmt(maxBodyBytes)} bytes (HTTP’s own status for it; an addition to the ` +
+      'interface’s status list).',
+    '- 500 internal_error: never carries a stack trace or internal detail; quote the X-Request-Id response header ' +
+      'when reporting it.',
+  ].join('\n');
+}
+
+function calculateDescription(maxBodyBytes: number): string {
+  return [
+    'Calculates the prorated (less-than-full-time) federal Direct Loan limits of one student for each term: the ' +
+      '**Schedule of Reductions (SOR)** of 34 CFR 685.203(m)(1) (RISE final rule, 91 FR 23768, effective July 1, ' +
+      '2026), implementing HEA §455(a) as amended by Pub. L. 119-21 §81001. The per-term ' +
+      '`enrollment_intensity_pct` is the **Direct Loan Enrollment Intensity** reported to COD. The answer is ' +
+      'deterministic: the same request gives the same bytes.',
+    '',
+    '### How the amounts are computed',
+    CALCULATION_STEPS,
+    '',
+    '### Rounding',
+    ROUNDING_RULES.map((r) => `- ${r}`).join('\n'),
+    '',
+    '### Readings chosen where the sources disagree',
+    readingsTable,
+    '',
+    '### Input rules',
+    inputRules(maxBodyBytes),
+    '',
+    '### Out of scope',
+    'Parent PLUS loans are never reduced and are not calculated. Non-term and clock-hour programs are out of scope.',
+  ].join('\n');
+}
+
+const BULK_INPUT_COLUMNS: ReadonlyArray<[string, string, string, string]> = [
+  ['student_id', 'yes', 'student', 'BulkResult.student_id (string, kept verbatim)'],
+  ['term_label', 'yes', 'term', 'Term.label'],
+  ['full_time_credits', 'yes', 'term', 'Term.full_time_credits'],
+  ['credits_enrolled', 'yes', 'term', 'Term.credits_enrolled'],
+  ['actual_final_credits', 'no', 'term', 'Term.actual_final_credits (empty cell = null)'],
+  ['prior_disbursement_sub', 'no', 'term', 'Term.prior_disbursement_sub (empty cell = null)'],
+  ['prior_disbursement_unsub', 'no', 'term', 'Term.prior_disbursement_unsub (empty cell = null)'],
+  ['prior_disbursement_grad_plus', 'no', 'term', 'Term.prior_disbursement_grad_plus (empty cell = null)'],
+  ['dependency_status', 'yes', 'student', 'CalculationRequest.dependency_status'],
+  ['degree_level', 'no', 'student', 'CalculationRequest.degree_level (empty = default)'],
+  ['grade_level', 'no', 'student', 'CalculationRequest.grade_level (empty = null)'],
+  ['academic_year_terms', 'no', 'student', 'CalculationRequest.academic_year_terms (empty = null)'],
+  ['cost_of_attendance', 'no', 'student', 'CalculationRequest.cost_of_attendance (empty = null)'],
+  ['is_legacy_borrower', 'no', 'student', 'CalculationRequest.is_legacy_borrower (true/false, yes/no, 1/0)'],
+  ['plus_denied', 'no', 'student', 'CalculationRequest.plus_denied (true/false, yes/no, 1/0)'],
+  ['subsidized_amount', 'no', 'student', 'CalculationRequest.subsidized_amount (empty = "0")'],
+  ['total_limit', 'no', 'student', 'CalculationRequest.total_limit (empty = null)'],
+];
+
+export const BULK_OUTPUT_COLUMNS = [
+  'row_status (ok | error)',
+  'error_code',
+  'error_field',
+  'error_message',
+  'annual_ft_credits',
+  'reduced_annual_pct',
+  'annual_basic_eligibility_sub',
+  'annual_basic_eligibility_unsub',
+  'annual_basic_eligibility_grad_plus',
+  'show_both_options',
+  'warnings (joined with " | ")',
+  'enrollment_status',
+  'enrollment_intensity_pct',
+  'disbursement_pct',
+  'equal_sub',
+  'equal_unsub',
+  'equal_grad_plus',
+  'proportional_sub',
+  'proportional_unsub',
+  'proportional_grad_plus (the three proportional columns are empty when not offered)',
+  'adjustment_sub',
+  'adjustment_unsub',
+  'adjustment_grad_plus',
+  'adjustment_source_index',
+  'adjustment_explanation',
+  'final_term_overdisbursement',
+  'term_warning',
+];
+
+function bulkDescription(limits: Required<NonNullable<OpenApiOptions['limits']>>): string {
+  return [
+    'Calculates many students in one call, with exactly the rules of POST /v1/calculate applied to each student. ' +
+      'The file is streamed: memory stays flat as files grow. The output has exactly one row per input row, in ' +
+      'input order; a student whose data is invalid (or whose chunk could not be computed) becomes error rows, ' +
+      'never missing rows.',
+    '',
+    '### Input (Content-Type: text/csv, or multipart/form-data with the CSV in the field `file`)',
+    'UTF-8 (a BOM is accepted), a header row, comma-separated, LF or CRLF line ends. **One row per student per ' +
+      'term**; a student’s rows are contiguous and in term order. Header names are matched case-insensitively and ' +
+      'column order is free. An unknown column or a missing required column rejects the whole file (400) naming ' +
+      'the column. Student-level values may repeat on every row of the student or appear on its first row only; a ' +
+      'value that contradicts the first row makes that student an error. A student_id that reappears after other ' +
+      'students is an error for that student (`rows are not contiguous`), never a silent merge.',
+    '',
+    '| Column | Required | Level | Maps to |',
+    '|---|---|---|---|',
+    ...BULK_INPUT_COLUMNS.map((c) => `| ${c.join(' | ')} |`),
+    '',
+    `Limits: at most ${fmt(limits.bulkMaxBytes)} bytes and ${fmt(limits.bulkMaxRows)} data rows per file (413 ` +
+      'validation_error beyond).',
+    '',
+    '### Output',
+    '- `Accept: text/csv` (the default, also for a missing Accept or `*/*`): the same rows in the same order, every ' +
+      'input column echoed, followed by these columns: ' +
+      BULK_OUTPUT_COLUMNS.map((c) => `\`${c}\``).join(', ') +
+      '. Student-level results repeat on each row of the student; error columns name the CSV column at fault. Text ' +
+      'cells are protected against spreadsheet formula injection; numbers are never altered.',
+    '- `Accept: application/x-ndjson`: one BulkResult JSON object per student and line, `{student_id, error, ' +
+      'result}` with exactly one of error (the v1 error envelope; field errors name CSV columns) or result (a ' +
+      'CalculationResult) non-null.',
+    '- Any other Accept: 406 (code unsupported_media_type).',
+    '',
+    'The HTTP status is decided once the header and the first rows are validated; after the 200 is sent, problems ' +
+      'become error rows. A response that fails after that point is cut short (the transfer is incomplete), never ' +
+      'silently truncated at a row boundary.',
+  ].join('\n');
+}
+
+function infoDescription(maxBodyBytes: number): string {
+  return [
+    'Prorated federal Direct Loan annual limits for students enrolled less than full time: the **Schedule of ' +
+      'Reductions (SOR)** (**Direct Loan Enrollment Intensity** per payment period), 34 CFR 685.203(m), for award ' +
+      'year 2026-27.',
+    '',
+    '### Legal basis',
+    LEGAL_BASIS.map((l) => `- ${l}`).join('\n'),
+    '',
+    '### Authentication',
+    'The v1 API is open: no endpoint requires authentication. An `Authorization` header is accepted and ignored. ' +
+      'The `bearerAuth` scheme (HTTP bearer) is declared for the planned behaviour but is **not enforced**. ' +
+      'Planned: clients send `Authorization: Bearer <ACCESS_TOKEN>` with opaque, revocable tokens prefixed by ' +
+      'environment (`svc_live_` production, `svc_test_` sandbox); existing integrations keep working with no other ' +
+      'change.',
+    '',
+    '### Reserved (part of v1, not returned or emitted today)',
+    '- Error codes: unauthenticated (401, Authorization missing or malformed), invalid_token (401, wrong token ' +
+      'format), expired_token (403), revoked_token (403), quota_exceeded (429, rate or usage limit reached). See ' +
+      'components.responses.',
+    '- Response headers: X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset (see components.headers). ' +
+      'No rate limiting is applied today.',
+    '',
+    '### Conventions',
+    '- Every response carries `X-Request-Id`: the client’s own value (letters, digits and `._~:/+=@-`, at most ' +
+      '128 characters) or a generated UUID. Request logs never contain bodies or query strings.',
+    `- JSON bodies up to ${fmt(maxBodyBytes)} bytes. Errors use the Error envelope {code, message}; a 422 may ` +
+      'carry FieldValidationErrorBody {code, message, field_errors}.',
+    '- Versioning: the path prefix /v1; this description is version 1.0.0. Enabling authentication later is ' +
+      'additive.',
+    '- Operational endpoints outside the interface: GET /healthz (liveness) and GET /readyz (readiness); an ' +
+      'unknown path answers 404 `not_found` and a method a path does not serve answers 405 `method_not_allowed` ' +
+      '(ExtendedError envelope).',
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Examples: figures from examples.json; the free-text fields from the engine itself.
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * The response example for a worked example: every figure is the published `expected` value; only the
+ * free-text fields that examples.json leaves to the implementation (warnings, warning, adjustment_explanation)
+ * come from running the engine on the example's request.
+ */
+export function exampleResponse(example: WorkedExample): CalculationResult {
+  let computed: CalculationResult | null = null;
+  const parsed = parseCalculationRequest(example.request);
+  if (parsed.ok) {
+    try {
+      computed = calculate(parsed.value);
+    } catch {
+      computed = null;
+    }
+  }
+  const e = example.expected;
+  return {
+    annual_ft_credits: e.annual_ft_credits,
+    reduced_annual_pct: e.reduced_annual_pct,
+    annual_basic_eligibility_sub: e.annual_basic_eligibility_sub,
+    annual_basic_eligibility_unsub: e.annual_basic_eligibility_unsub,
+    annual_basic_eligibility_grad_plus: e.annual_basic_eligibility_grad_plus,
+    show_both_options: e.show_both_options,
+    terms: e.terms.map((t, i) => ({
+      label: t.label,
+      enrollment_status: t.enrollment_status as CalculationResult['terms'][number]['enrollment_status'],
+      enrollment_intensity_pct: t.enrollment_intensity_pct,
+      disbursement_pct: t.disbursement_pct,
+      adjustment_sub: t.adjustment_sub,
+      adjustment_unsub: t.adjustment_unsub,
+      adjustment_grad_plus: t.adjustment_grad_plus,
+      adjustment_explanation: computed?.terms[i]?.adjustment_explanation ?? '',
+      adjustment_source_index: t.adjustment_source_index,
+      credits_enrolled: t.credits_enrolled,
+      full_time_credits: t.full_time_credits,
+      equal: { ...t.equal },
+      proportional: t.proportional === null ? null : { ...t.proportional },
+      final_term_overdisbursement: t.final_term_overdisbursement,
+      warning: computed?.terms[i]?.warning ?? '',
+    })),
+    total_equal: { ...e.total_equal },
+    total_proportional: { ...e.total_proportional },
+    warnings: computed?.warnings ?? [],
+  };
+}
+
+function exampleTitle(example: WorkedExample): string {
+  return `${example.id}: ${example.description.split(/(?<=\.)\s/)[0] ?? example.description}`;
+}
+
+function requestExamples(): Record<string, ZodOpenApiExampleObject> {
+  const out: Record<string, ZodOpenApiExampleObject> = {};
+  for (const ex of WORKED_EXAMPLES) {
+    out[ex.id] = {
+      summary: exampleTitle(ex),
+      description: `${ex.description}\n\nSource: ${ex.source.numbers} <${ex.source.url}>`,
+      value: ex.request,
+    };
+  }
+  for (const inv of INVALID_EXAMPLES) {
+    out[inv.id] = { summary: `${inv.id} (rejected with 422): ${inv.description}`, value: inv.request };
+  }
+  return out;
+}
+
+function responseExamples(): Record<string, ZodOpenApiExampleObject> {
+  const out: Record<string, ZodOpenApiExampleObject> = {};
+  for (const ex of WORKED_EXAMPLES) {
+    out[ex.id] = {
+      summary: exampleTitle(ex),
+      description: `Figures as published: ${ex.source.numbers} <${ex.source.url}>`,
+      value: exampleResponse(ex),
+    };
+  }
+  return out;
+}
+
+function validationExamples(): Record<string, ZodOpenApiExampleObject> {
+  const out: Record<string, ZodOpenApiExampleObject> = {};
+  for (const inv of INVALID_EXAMPLES) {
+    const parsed = parseCalculationRequest(inv.request);
+    const fieldErrors = parsed.ok ? [] : parsed.fieldErrors;
+    out[inv.id] = {
+      summary: `${inv.id}: ${inv.description}`,
+      value: {
+        code: 'validation_error',
+        message: validationMessage(fieldErrors.length),
+        field_errors: fieldErrors,
+      },
+    };
+  }
+  return out;
+}
+
+const errorExample = (code: ErrorCode, message: string) => ({ value: { code, message } });
+
+// ---------------------------------------------------------------------------------------------------------------
+// Headers and reusable responses
+// ---------------------------------------------------------------------------------------------------------------
+
+const RequestIdHeader = z.string().meta({
+  description:
+    'The request’s id: the client’s X-Request-Id (sanitised to at most 128 safe characters) or a generated UUID. ' +
+    'Present on every response.',
+  example: '3f1f6c1e-2b9e-4d55-9c55-0d5f3bd0b8a1',
+  header: { id: 'X-Request-Id' },
+});
+
+const responseHeaders = z.object({ 'X-Request-Id': RequestIdHeader });
+
+const RequestIdParam = z
+  .string()
+  .optional()
+  .meta({
+    description:
+      'Optional correlation id, echoed in the X-Request-Id response header (unsafe characters removed, at most 128 ' +
+      'kept); generated when absent.',
+  });
+
+// Authorization and Accept are not declared as header parameters: OpenAPI ignores parameters with those names.
+// Authorization is covered by the (not enforced) bearerAuth scheme; Accept by the operation descriptions.
+const commonRequestHeaders = z.object({ 'X-Request-Id': RequestIdParam });
+
+function errorResponse(
+  description: string,
+  examples: Record<string, { value: unknown; summary?: string }>,
+): ZodOpenApiResponseObject {
+  return {
+    description,
+    headers: responseHeaders,
+    content: { 'application/json': { schema: ErrorSchema, examples } },
+  };
+}
+
+const reservedHeader = (description: string) =>
+  z.string().meta({ description: `RESERVED, not emitted today (no rate limiting is applied). ${description}` });
+
+function reservedResponse(status: number, codes: string): ZodOpenApiResponseObject {
+  return {
+    description:
+      `RESERVED, returned by no endpoint while the API is open (status ${status}, code ${codes}). Part of v1 so ` +
+      'clients can handle it in advance.',
+    content: { 'application/json': { schema: ErrorSchema } },
+  };
+}
+
+const ReadinessSchema = z
+  .strictObject({
+    status: z.enum(['ok', 'unavailable']),
+    checks: z.array(z.strictObject({ name: z.string(), ok: z.boolean(), detail: z.string().optional() })),
+  })
+  .meta({ id: 'Readiness' });
+
+const readinessContent = { 'application/json': { schema: ReadinessSchema } };
+
+// ---------------------------------------------------------------------------------------------------------------
+// The document
+// ---------------------------------------------------------------------------------------------------------------
+
+export type OpenApiDocument = ReturnType<typeof createDocument>;
+
+export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
+  const limits = {
+    maxBodyBytes: options.limits?.maxBodyBytes ?? 1024 * 1024,
+    bulkMaxBytes: options.limits?.bulkMaxBytes ?? 512 * 1024 * 1024,
+    bulkMaxRows: options.limits?.bulkMaxRows ?? 2_000_000,
+  };
+
+  const paths: ZodOpenApiPathsObject = {
+    '/v1/calculate': {
+      post: {
+        operationId: 'calculate',
+        tags: ['calculation'],
+        summary: 'Prorated loan limits (Schedule of Reductions) for one student',
+        description: calculateDescription(limits.maxBodyBytes),
+        requestParams: { header: commonRequestHeaders },
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': { schema: CalculationRequestSchema, examples: requestExamples() },
+          },
+        },
+        responses: {
+          '200': {
+            description: 'The calculation result.',
+            headers: responseHeaders,
+            content: { 'application/json': { schema: CalculationResultSchema, examples: responseExamples() } },
+          },
+          '400': errorResponse('The body is not UTF-8, not JSON, or not a JSON object (code invalid_json).', {
+            not_json: errorExample('invalid_json', 'The request body is not valid JSON.'),
+            not_object: errorExample('invalid_json', 'The request body must be a JSON object.'),
+          }),
+          '413': errorResponse(`The body is larger than ${fmt(limits.maxBodyBytes)} bytes (code validation_error).`, {
+            too_large: errorExample(
+              'validation_error',
+              `The request body is larger than the limit of ${limits.maxBodyBytes} bytes.`,
+            ),
+          }),
+          '415': errorResponse('The content type is not JSON (code unsupported_media_type).', {
+            not_json: errorExample(
+              'unsupported_media_type',
+              'The request body must be JSON: send Content-Type: application/json.',
+            ),
+          }),
+          '422': {
+            description:
+              'Validation failed: FieldValidationErrorBody naming every offending field (or an Error envelope).',
+            headers: responseHeaders,
+            content: {
+              'application/json': {
+                schema: z.union([FieldValidationErrorBodySchema, ErrorSchema]),
+                examples: validationExamples(),
+              },
+            },
+          },
+          '500': errorResponse('Unexpected failure (code internal_error). Never carries internal detail.', {
+            internal: errorExample('internal_error', 'An internal error occurred.'),
+          }),
+        },
+      },
+    },
+    '/v1/calculate/bulk': {
+      post: {
+        operationId: 'calculateBulk',
+        tags: ['calculation'],
+        summary: 'Prorated loan limits for many students (CSV in, CSV or NDJSON out)',
+        description: bulkDescription(limits),
+        requestParams: { header: commonRequestHeaders },
+        requestBody: {
+          required: true,
+          content: {
+            'text/csv': {
+              schema: z.string().meta({ description: 'The CSV file (layout in the operation description).' }),
+              example:
+                'student_id,term_label,full_time_credits,credits_enrolled,dependency_status,grade_level,' +
+                'academic_year_terms,subsidized_amount,total_limit\n' +
+                'S-001,Fall,12,6,dependent,first_year,2,3500,5500\nS-001,Spring,12,9,,,,,\n',
+            },
+            'multipart/form-data': {
+              schema: z.object({
+                file: z.string().meta({
+                  description: 'The CSV file (same layout as text/csv).',
+                  override: { type: 'string', contentMediaType: 'text/csv' },
+                }),
+              }),
+              encoding: { file: { contentType: 'text/csv' } },
+            },
+          },
+        },
+        responses: {
+          '200': {
+            description: 'One output row per input row (text/csv) or one BulkResult per student (NDJSON).',
+            headers: responseHeaders,
+            content: {
+              'text/csv': {
+                schema: z.string().meta({
+                  description: 'Every input column echoed, then: ' + BULK_OUTPUT_COLUMNS.join(', ') + '.',
+                }),
+              },
+              'application/x-ndjson': {
+                schema: z.string().meta({
+                  description: 'Newline-delimited JSON: one BulkResult object per line (itemSchema).',
+                  override: { type: 'string', contentMediaType: 'application/x-ndjson' },
+                }),
+              },
+            },
+          },
+          '400': errorResponse(
+            'The file cannot be read: not UTF-8 CSV, missing or unknown column (named in the message), or a ' +
+              'multipart body without the `file` field (code invalid_json or validation_error).',
+            {
+              missing_column: errorExample('validation_error', 'Missing required column: dependency_status.'),
+            },
+          ),
+          '406': errorResponse('The Accept header asks for a format other than CSV or NDJSON.', {
+            not_acceptable: errorExample(
+              'unsupported_media_type',
+              'Accept must allow text/csv or application/x-ndjson.',
+            ),
+          }),
+          '413': errorResponse('The file is larger than the byte or row limit (code validation_error).', {
+            too_large: errorExample('validation_error', 'The file has more data rows than the limit.'),
+          }),
+          '415': errorResponse('The content type is not text/csv or multipart/form-data.', {
+            not_csv: errorExample(
+              'unsupported_media_type',
+              'Send the file as text/csv or as multipart/form-data (field file).',
+            ),
+          }),
+          '500': errorResponse('Unexpected failure before the response started (code internal_error).', {
+            internal: errorExample('internal_error', 'An internal error occurred.'),
+          }),
+        },
+      },
+    },
+    '/v1/openapi.json': {
+      get: {
+        operationId: 'openapi',
+        tags: ['documentation'],
+        summary: 'This OpenAPI 3.1 description',
+        responses: {
+          '200': {
+            description: 'The OpenAPI document (a JSON object).',
+            headers: responseHeaders,
+            content: {
+              'application/json': {
+                schema: z.looseObject({}).meta({ description: 'An OpenAPI 3.1 document.' }),
+              },
+            },
+          },
+        },
+      },
+    },
+    '/healthz': {
+      get: {
+        operationId: 'healthz',
+        tags: ['operations'],
+        summary: 'Liveness: 200 while the process serves HTTP',
+        responses: {
+          '200': {
+            description: 'Alive.',
+            headers: responseHeaders,
+            content: { 'application/json': { schema: z.strictObject({ status: z.literal('ok') }) } },
+          },
+        },
+      },
+    },
+    '/readyz': {
+      get: {
+        operationId: 'readyz',
+        tags: ['operations'],
+        summary: 'Readiness: 200 when every dependency check passes, 503 otherwise',
+        responses: {
+          '200': { description: 'Ready.', headers: responseHeaders, content: readinessContent },
+          '503': {
+            description: 'Not ready (a check failed or the process is shutting down).',
+            headers: responseHeaders,
+            content: readinessContent,
+          },
+        },
+      },
+    },
+  };
+
+  for (const [path, item] of Object.entries(options.paths ?? {})) {
+    if (path in paths) throw new Error(`OpenAPI path ${path} is already defined`);
+    paths[path] = item;
+  }
+
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Prorated Federal Loan Limit Calculation Service',
+      version: API_VERSION,
+      description: infoDescription(limits.maxBodyBytes),
+    },
+    servers: [
+      {
+        url: '{base_url}',
+        description: 'Where the service is deployed.',
+        variables: { base_url: { default: 'http://localhost:8080' } },
+      },
+    ],
+    // Open API: anonymous access ({}) or the declared, not enforced, bearer scheme.
+    security: [{}, { bearerAuth: [] }],
+    tags: [
+      { name: 'calculation', description: 'Schedule of Reductions calculations.' },
+      { name: 'documentation', description: 'This description.' },
+      { name: 'operations', description: 'Liveness and readiness probes.' },
+    ],
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'Declared, NOT enforced: the v1 API is open and ignores Authorization. Planned: opaque, revocable ' +
+            'tokens prefixed svc_live_ (production) or svc_test_ (sandbox), sent as Authorization: Bearer ' +
+            '<ACCESS_TOKEN>.',
+        },
+      },
+      headers: {
+        'X-RateLimit-Limit': reservedHeader('Requests allowed in the current window.'),
+        'X-RateLimit-Remaining': reservedHeader('Requests left in the current window.'),
+        'X-RateLimit-Reset': reservedHeader('When the current window resets.'),
+      },
+      responses: {
+        Unauthenticated: reservedResponse(401, 'unauthenticated or invalid_token'),
+        Forbidden: reservedResponse(403, 'expired_token or revoked_token'),
+        QuotaExceeded: reservedResponse(429, 'quota_exceeded'),
+      },
+      schemas: {
+        Error: ErrorSchema,
+        ExtendedError: ExtendedErrorSchema,
+        FieldValidationErrorBody: FieldValidationErrorBodySchema,
+        BulkResult: BulkResultSchema,
+      },
+    },
+  });
+}

@@ -1,0 +1,99 @@
+/**
+ * Starts the real HTTP app on an ephemeral loopback port for a test file. The context is built from explicit
+ * configuration (never process.env) with inline runners, and the logger writes into `logs` so tests can read
+ * what was logged.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config.ts';
+import { createApp, type AppExtras } from '../../src/api/app.ts';
+import type { AppContext, ReadinessCheck } from '../../src/api/context.ts';
+import type { ChunkRunner, ChunkTask } from '../../src/bulk/runner.ts';
+import { processChunkPayload } from '../../src/bulk/process-chunk.ts';
+
+export interface TestServer {
+  base: string;
+  logs: string[];
+  server: Server;
+  close(): Promise<void>;
+}
+
+function inlineRunner(): ChunkRunner {
+  return {
+    kind: 'inline',
+    run: async (task: ChunkTask) => ({ index: task.index, ...processChunkPayload(task.payload) }),
+    close: async () => {},
+  };
+}
+
+export async function startTestServer(
+  options: { env?: Record<string, string>; readiness?: ReadinessCheck[]; extra?: AppExtras } = {},
+): Promise<TestServer> {
+  const logs: string[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void logs.push(line) });
+  const ctx: AppContext = {
+    config: loadConfig({ LOG_LEVEL: 'info', MAX_BODY_BYTES: '1048576', ...options.env }),
+    logger,
+    runners: { small: inlineRunner(), large: inlineRunner() },
+    readiness: options.readiness ?? [],
+  };
+  const app = createApp(ctx, options.extra);
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    base: `http://127.0.0.1:${port}`,
+    logs,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** POSTs a JSON body (an object is stringified; a string or bytes are sent verbatim). */
+export async function postJson(
+  base: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string; json: unknown; headers: Headers }> {
+  const payload = typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
+  const res = await fetch(`${base}/v1/calculate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: payload,
+  });
+  const text = await res.text();
+  let json: unknown = undefined;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, text, json, headers: res.headers };
+}
+
+/** A valid request (FSA example 1's shape) to derive test cases from. */
+export function baseRequest(): Record<string, unknown> & { terms: Record<string, unknown>[] } {
+  return {
+    dependency_status: 'dependent',
+    degree_level: 'undergraduate',
+    grade_level: 'first_year',
+    academic_year_terms: 2,
+    subsidized_amount: 3500,
+    total_limit: 5500,
+    terms: [
+      { label: 'Fall', full_time_credits: 12, credits_enrolled: 6 },
+      { label: 'Spring', full_time_credits: 12, credits_enrolled: 9 },
+    ],
+  };
+}
+
+export function fieldPaths(json: unknown): string[] {
+  const body = json as { field_errors?: { field: string }[] };
+  return (body.field_errors ?? []).map((f) => f.field);
+}
