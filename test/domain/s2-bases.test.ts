@@ -1,0 +1,303 @@
+/**
+ * rules.md §2: the statutory limit table (every row), the starting amounts and the caps in their order
+ * (statutory subsidized max, then total_limit, then cost of attendance; Grad PLUS → unsubsidized → subsidized),
+ * legacy Grad PLUS = max(0, COA − sub − unsub), and the warnings of each binding cap. Full-time students
+ * (100%) show the starting amounts directly as annual amounts; the arithmetic is in the comments.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { startingAmounts } from '../../src/domain/bases.ts';
+import { calculate } from '../../src/domain/calculate.ts';
+import { EFFECTIVE_DATE, STATUTORY_LIMITS, lookupStatutoryLimit } from '../../src/domain/limits.ts';
+import type { GradeLevel } from '../../src/domain/types.ts';
+import { type WireRequest, student, term, toInput } from './support/input.ts';
+
+const fullTimeYear = [term('Fall', 12, 12), term('Spring', 12, 12)];
+
+function annual(request: WireRequest) {
+  const r = calculate(toInput(request));
+  return {
+    sub: r.annual_basic_eligibility_sub,
+    unsub: r.annual_basic_eligibility_unsub,
+    gradPlus: r.annual_basic_eligibility_grad_plus,
+    // Full-time years always add the "proportional not offered (100%)" sentence; §5 tests cover it.
+    warnings: r.warnings.filter((w) => !w.startsWith('Proportional disbursement is not offered')),
+  };
+}
+
+describe('§2.1 the statutory limit table', () => {
+  it('holds one cited row per kind of student, effective 2026-07-01', () => {
+    expect(STATUTORY_LIMITS).toHaveLength(10);
+    for (const row of STATUTORY_LIMITS) {
+      expect(row.effective).toBe('2026-07-01');
+      expect(row.awardYear).toBe('2026-27');
+      expect(row.citation).toMatch(/HEA §455\(a\)/);
+      expect(row.citation).toMatch(/34 CFR 685\.20[03]/);
+    }
+    expect(EFFECTIVE_DATE).toBe('2026-07-01');
+    expect(new Set(STATUTORY_LIMITS.map((r) => r.id)).size).toBe(10);
+  });
+
+  const undergraduateRows: [string, 'dependent' | 'independent', boolean, GradeLevel, number, number][] = [
+    ['dependent first year', 'dependent', false, 'first_year', 3500, 5500],
+    ['dependent second year', 'dependent', false, 'second_year', 4500, 6500],
+    ['dependent third year and beyond', 'dependent', false, 'third_year_and_beyond', 5500, 7500],
+    ['independent first year', 'independent', false, 'first_year', 3500, 9500],
+    ['independent second year', 'independent', false, 'second_year', 4500, 10500],
+    ['independent third year and beyond', 'independent', false, 'third_year_and_beyond', 5500, 12500],
+    ['dependent first year, parent denied PLUS', 'dependent', true, 'first_year', 3500, 9500],
+    ['dependent second year, parent denied PLUS', 'dependent', true, 'second_year', 4500, 10500],
+    ['dependent third year, parent denied PLUS', 'dependent', true, 'third_year_and_beyond', 5500, 12500],
+  ];
+
+  for (const [name, dependency, plusDenied, grade, subMax, combinedMax] of undergraduateRows) {
+    it(`undergraduate ${name}: sub ${subMax}, combined ${combinedMax}`, () => {
+      const row = lookupStatutoryLimit({ degree: 'undergraduate', dependency, plusDenied, grade, legacy: false });
+      expect([row.subsidizedMax, row.combinedMax, row.gradPlus]).toEqual([String(subMax), String(combinedMax), 'none']);
+      // Full need at full time: sub = the max, unsub = combined − sub, no Grad PLUS.
+      const a = annual(
+        student(fullTimeYear, {
+          dependency_status: dependency,
+          plus_denied: plusDenied,
+          grade_level: grade,
+          subsidized_amount: subMax,
+        }),
+      );
+      expect([a.sub, a.unsub, a.gradPlus]).toEqual([subMax, combinedMax - subMax, 0]);
+      // An undergraduate's is_legacy_borrower changes nothing (and is warned about).
+      const legacy = annual(
+        student(fullTimeYear, {
+          dependency_status: dependency,
+          plus_denied: plusDenied,
+          grade_level: grade,
+          subsidized_amount: subMax,
+          is_legacy_borrower: true,
+        }),
+      );
+      expect([legacy.sub, legacy.unsub, legacy.gradPlus]).toEqual([a.sub, a.unsub, a.gradPlus]);
+    });
+  }
+
+  it('graduate, not legacy: 0 sub, 20,500 unsub, no Grad PLUS', () => {
+    const row = lookupStatutoryLimit({
+      degree: 'graduate',
+      dependency: 'independent',
+      plusDenied: false,
+      grade: null,
+      legacy: false,
+    });
+    expect([row.subsidizedMax, row.combinedMax, row.gradPlus]).toEqual(['0', '20500', 'none']);
+    const a = annual(student(fullTimeYear, { degree_level: 'graduate', grade_level: null, subsidized_amount: 0 }));
+    expect([a.sub, a.unsub, a.gradPlus]).toEqual([0, 20500, 0]);
+  });
+
+  it('professional, not legacy: 0 sub, 50,000 unsub, no Grad PLUS', () => {
+    const row = lookupStatutoryLimit({
+      degree: 'professional',
+      dependency: 'dependent',
+      plusDenied: false,
+      grade: null,
+      legacy: false,
+    });
+    expect([row.subsidizedMax, row.combinedMax, row.gradPlus]).toEqual(['0', '50000', 'none']);
+    const a = annual(student(fullTimeYear, { degree_level: 'professional', grade_level: null, subsidized_amount: 0 }));
+    expect([a.sub, a.unsub, a.gradPlus]).toEqual([0, 50000, 0]);
+  });
+
+  for (const degree of ['graduate', 'professional'] as const) {
+    it(`${degree}, legacy: 0 sub, 20,500 unsub, Grad PLUS up to cost of attendance`, () => {
+      const row = lookupStatutoryLimit({
+        degree,
+        dependency: 'independent',
+        plusDenied: false,
+        grade: null,
+        legacy: true,
+      });
+      expect([row.subsidizedMax, row.combinedMax, row.gradPlus]).toEqual(['0', '20500', 'cost_of_attendance']);
+      // Grad PLUS = 60,000 − 0 − 20,500 = 39,500.
+      const a = annual(
+        student(fullTimeYear, {
+          degree_level: degree,
+          grade_level: null,
+          subsidized_amount: 0,
+          is_legacy_borrower: true,
+          cost_of_attendance: 60000,
+        }),
+      );
+      expect([a.sub, a.unsub, a.gradPlus]).toEqual([0, 20500, 39500]);
+    });
+  }
+
+  it('refuses an undergraduate without a grade level (the schema rejects it first)', () => {
+    expect(() =>
+      lookupStatutoryLimit({
+        degree: 'undergraduate',
+        dependency: 'dependent',
+        plusDenied: false,
+        grade: null,
+        legacy: false,
+      }),
+    ).toThrow();
+  });
+});
+
+describe('§2.2 starting amounts', () => {
+  it('need-limited subsidized: sub 2,000; the unused 1,500 shifts to unsub (5,500 − 2,000 = 3,500)', () => {
+    const a = annual(student(fullTimeYear, { subsidized_amount: 2000 }));
+    expect([a.sub, a.unsub]).toEqual([2000, 3500]);
+    expect(a.warnings).toEqual([]);
+  });
+
+  it('subsidized_amount 0 (the default): everything is unsubsidized', () => {
+    const a = annual(student(fullTimeYear, { subsidized_amount: 0 }));
+    expect([a.sub, a.unsub]).toEqual([0, 5500]);
+  });
+
+  it('binding statutory subsidized max: 4,000 asked of a 3,500 max → sub 3,500, unsub 2,000, warning', () => {
+    const a = annual(student(fullTimeYear, { subsidized_amount: 4000 }));
+    expect([a.sub, a.unsub]).toEqual([3500, 2000]);
+    expect(a.warnings.join(' ')).toMatch(/\$4,000 exceeds the statutory subsidized maximum of \$3,500/);
+  });
+
+  it('graduate subsidized_amount is ignored (sub 0) with a warning', () => {
+    const a = annual(student(fullTimeYear, { degree_level: 'graduate', grade_level: null, subsidized_amount: 5000 }));
+    expect([a.sub, a.unsub]).toEqual([0, 20500]);
+    expect(a.warnings.join(' ')).toMatch(/subsidized_amount of \$5,000 was ignored/);
+  });
+
+  it('binding total_limit lowers unsubsidized before subsidized: 5,500 → 4,000 gives 3,500 + 500', () => {
+    const a = annual(student(fullTimeYear, { total_limit: 4000 }));
+    expect([a.sub, a.unsub]).toEqual([3500, 500]); // excess 1,500 taken from unsub 2,000
+    expect(a.warnings.join(' ')).toMatch(/total_limit.*\$4,000.*\$5,500/);
+  });
+
+  it('a total_limit below the subsidized amount lowers subsidized too: 3,000 → 3,000 + 0', () => {
+    const a = annual(student(fullTimeYear, { total_limit: 3000 }));
+    expect([a.sub, a.unsub]).toEqual([3000, 0]); // excess 2,500: unsub 2,000 then sub 500
+  });
+
+  it('a total_limit at or above the statutory combined limit changes nothing and does not warn', () => {
+    for (const limit of [5500, 9999999]) {
+      const a = annual(student(fullTimeYear, { total_limit: limit }));
+      expect([a.sub, a.unsub]).toEqual([3500, 2000]);
+      expect(a.warnings).toEqual([]);
+    }
+  });
+
+  it('total_limit squeezes Grad PLUS first: legacy COA 40,000, limit 30,000 → Grad PLUS 9,500', () => {
+    // Grad PLUS = 40,000 − 20,500 = 19,500; total 40,000 > 30,000: Grad PLUS loses 10,000 → 9,500.
+    const a = annual(
+      student(fullTimeYear, {
+        degree_level: 'graduate',
+        grade_level: null,
+        is_legacy_borrower: true,
+        cost_of_attendance: 40000,
+        total_limit: 30000,
+      }),
+    );
+    expect([a.sub, a.unsub, a.gradPlus]).toEqual([0, 20500, 9500]);
+    expect(a.warnings.join(' ')).toMatch(/total_limit.*\$30,000.*\$40,000.*\$9,500 Grad PLUS/);
+  });
+
+  it('binding cost of attendance for an undergraduate: COA 4,000 → 3,500 + 500; COA 3,000 → 3,000 + 0', () => {
+    const a = annual(student(fullTimeYear, { cost_of_attendance: 4000 }));
+    expect([a.sub, a.unsub]).toEqual([3500, 500]);
+    expect(a.warnings.join(' ')).toMatch(/cost of attendance.*\$4,000.*\$5,500/);
+    const b = annual(student(fullTimeYear, { cost_of_attendance: 3000 }));
+    expect([b.sub, b.unsub]).toEqual([3000, 0]);
+  });
+
+  it('cost of attendance binds a legacy borrower too: COA 15,000 → Grad PLUS 0, unsub 15,000', () => {
+    // Grad PLUS = max(0, 15,000 − 0 − 20,500) = 0; then 20,500 > 15,000 lowers unsub to 15,000.
+    const a = annual(
+      student(fullTimeYear, {
+        degree_level: 'professional',
+        grade_level: null,
+        is_legacy_borrower: true,
+        cost_of_attendance: 15000,
+      }),
+    );
+    expect([a.sub, a.unsub, a.gradPlus]).toEqual([0, 15000, 0]);
+    expect(a.warnings.join(' ')).toMatch(/cost of attendance.*\$15,000.*\$20,500/);
+  });
+
+  it('total_limit applies before cost of attendance: limit 5,000 then COA 4,500 → 3,500 + 1,000', () => {
+    // 5,500 → limit 5,000: unsub 1,500; → COA 4,500: unsub 1,000.
+    const a = annual(student(fullTimeYear, { total_limit: 5000, cost_of_attendance: 4500 }));
+    expect([a.sub, a.unsub]).toEqual([3500, 1000]);
+    expect(a.warnings).toHaveLength(2);
+  });
+
+  it('Grad PLUS is 0 with a reason: plus_denied, no cost of attendance, or not a legacy borrower', () => {
+    const grad = { degree_level: 'graduate', grade_level: null } as const;
+    const denied = annual(
+      student(fullTimeYear, { ...grad, is_legacy_borrower: true, plus_denied: true, cost_of_attendance: 60000 }),
+    );
+    expect(denied.gradPlus).toBe(0);
+    expect(denied.warnings.join(' ')).toMatch(/Grad PLUS is \$0 because plus_denied/);
+
+    const noCoa = annual(student(fullTimeYear, { ...grad, is_legacy_borrower: true }));
+    expect(noCoa.gradPlus).toBe(0);
+    expect(noCoa.warnings.join(' ')).toMatch(/Grad PLUS is \$0 because cost_of_attendance was not provided/);
+
+    const notLegacy = annual(student(fullTimeYear, { ...grad, cost_of_attendance: 60000 }));
+    expect([notLegacy.unsub, notLegacy.gradPlus]).toEqual([20500, 0]);
+    expect(notLegacy.warnings.join(' ')).toMatch(/Grad PLUS is closed/);
+
+    // Not legacy and no cost of attendance: Grad PLUS was never in play, no Grad PLUS sentence.
+    const quiet = annual(student(fullTimeYear, { ...grad }));
+    expect(quiet.warnings.some((w) => w.includes('Grad PLUS is'))).toBe(false);
+  });
+
+  it('keeps cents in the bases and rounds only the reduced annual amount', () => {
+    // Two 6-of-12 terms: 12/24 = 50%. sub 1,001 → 500.5 → 501; unsub 5,500 − 1,001 = 4,499 → 2,249.5 → 2,250.
+    const half = [term('Fall', 12, 6), term('Spring', 12, 6)];
+    const a = annual(student(half, { subsidized_amount: 1001 }));
+    expect([a.sub, a.unsub]).toEqual([501, 2250]);
+    // sub 1,000.50 → 500.25 → 500; unsub 4,499.50 → 2,249.75 → 2,250.
+    const b = annual(student(half, { subsidized_amount: '1000.50' }));
+    expect([b.sub, b.unsub]).toEqual([500, 2250]);
+  });
+
+  it('startingAmounts reports the statutory row used', () => {
+    const s = startingAmounts(
+      toInput(student(fullTimeYear, { dependency_status: 'independent', grade_level: 'second_year' })),
+    );
+    expect(s.limit.id).toBe('ug-ind-2');
+    expect([s.sub.toNumber(), s.unsub.toNumber(), s.gradPlus.toNumber()]).toEqual([3500, 7000, 0]);
+  });
+});
+
+describe('§2.2 reduction applies to each loan type separately', () => {
+  it('legacy graduate at 75%: unsub 20,500 → 15,375 and Grad PLUS 29,500 → 22,125, each split on its own', () => {
+    // Terms of 6 full-time credits, 6 + 3 enrolled: 9/12 = 75%.
+    // Grad PLUS base = 50,000 − 20,500 = 29,500 → 29,500 × 75% = 22,125.
+    const r = calculate(
+      toInput(
+        student([term('Term 1', 6, 6), term('Term 2', 6, 3)], {
+          dependency_status: 'independent',
+          degree_level: 'graduate',
+          grade_level: null,
+          subsidized_amount: 0,
+          is_legacy_borrower: true,
+          cost_of_attendance: 50000,
+        }),
+      ),
+    );
+    expect(r.reduced_annual_pct).toBe(75);
+    expect([r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([0, 15375]);
+    expect(r.annual_basic_eligibility_grad_plus).toBe(22125);
+    // Equal: 15,375/2 = 7,687.5 → 7,688 + 7,687; 22,125/2 → 11,063 + 11,062.
+    expect(r.terms.map((t) => t.equal)).toEqual([
+      { subsidized: 0, unsubsidized: 7688, grad_plus: 11063 },
+      { subsidized: 0, unsubsidized: 7687, grad_plus: 11062 },
+    ]);
+    // Proportional 6/9 and 3/9: 15,375 → 10,250 + 5,125; 22,125 → 14,750 + 7,375.
+    expect(r.terms.map((t) => t.proportional)).toEqual([
+      { subsidized: 0, unsubsidized: 10250, grad_plus: 14750 },
+      { subsidized: 0, unsubsidized: 5125, grad_plus: 7375 },
+    ]);
+    expect(r.total_equal).toEqual({ subsidized: 0, unsubsidized: 15375, grad_plus: 22125 });
+    expect(r.warnings.join(' ')).toMatch(/does not exempt.*75%/);
+  });
+});
