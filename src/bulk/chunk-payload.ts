@@ -1,0 +1,102 @@
+/**
+ * The compact chunk payload: one JSON string that carries a chunk's students across every boundary (piscina
+ * thread, BullMQ job, another process). Built on the pipeline's thread by `ChunkBuilder`, read by
+ * `processChunkPayload` wherever the chunk runs. Runners treat it as opaque.
+ *
+ *   {"v":1,"f":"csv","h":[header cells],"s":[student, ...]}
+ *   student = {"l":[line, ...], "c":[[cells of row 1], ...], "e":[row error | null, ...]?, "x":{"f":field,"m":message}?}
+ *
+ * `l` are the physical line numbers of the student's rows, `e` the per-row structural errors found while reading
+ * (a broken record), `x` a student-level error found while grouping (rows not contiguous, too many rows, row
+ * limit), which makes every row of the student an error row.
+ */
+
+export type BulkFormat = 'csv' | 'ndjson';
+
+export interface StudentError {
+  /** CSV column the error is about ('' for none). */
+  f: string;
+  /** Message. */
+  m: string;
+}
+
+export interface PayloadStudent {
+  l: number[];
+  c: string[][];
+  e?: (string | null)[];
+  x?: StudentError;
+}
+
+export interface ChunkPayload {
+  v: 1;
+  f: BulkFormat;
+  h: string[];
+  s: PayloadStudent[];
+}
+
+/** Accumulates students and serialises them into one payload string. */
+export class ChunkBuilder {
+  private readonly prefix: string;
+  private parts: string[] = [];
+  /** Students in the chunk being built. */
+  students = 0;
+  /** Rows in the chunk being built. */
+  rows = 0;
+  /** Approximate characters of cell text in the chunk being built. */
+  chars = 0;
+
+  constructor(format: BulkFormat, header: readonly string[]) {
+    this.prefix = `{"v":1,"f":${JSON.stringify(format)},"h":${JSON.stringify(header)},"s":[`;
+  }
+
+  add(student: PayloadStudent, chars: number): void {
+    this.parts.push(JSON.stringify(student));
+    this.students++;
+    this.rows += student.l.length;
+    this.chars += chars;
+  }
+
+  /** The payload of the students added since the last take, and a reset. */
+  take(): string {
+    const payload = `${this.prefix}${this.parts.join(',')}]}`;
+    this.parts = [];
+    this.students = 0;
+    this.rows = 0;
+    this.chars = 0;
+    return payload;
+  }
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string');
+}
+
+/** Parses and checks a payload string; throws on anything malformed (a runner then turns it into error rows). */
+export function decodePayload(payload: string): ChunkPayload {
+  const p = JSON.parse(payload) as Partial<ChunkPayload> | null;
+  if (
+    p === null ||
+    typeof p !== 'object' ||
+    p.v !== 1 ||
+    (p.f !== 'csv' && p.f !== 'ndjson') ||
+    !isStringArray(p.h) ||
+    !Array.isArray(p.s)
+  ) {
+    throw new Error('malformed chunk payload');
+  }
+  for (const s of p.s as unknown[]) {
+    const st = s as Partial<PayloadStudent> | null;
+    if (
+      st === null ||
+      typeof st !== 'object' ||
+      !Array.isArray(st.l) ||
+      !Array.isArray(st.c) ||
+      st.l.length === 0 ||
+      st.l.length !== st.c.length ||
+      !st.c.every(isStringArray)
+    ) {
+      throw new Error('malformed chunk payload');
+    }
+  }
+  return p as ChunkPayload;
+}

@@ -1,0 +1,280 @@
+/**
+ * Bulk CSV layout v1 (architecture.md "Bulk CSV layout (v1)"): the columns, the header check, and the mapping
+ * between a student's rows and a CalculationRequest. Validation itself is the JSON endpoint's
+ * (`parseCalculationRequest`, one source of truth); this module only turns cells into the request body and turns
+ * the schema's field paths (`terms[1].credits_enrolled`) back into CSV rows and column names.
+ *
+ * Cell conventions:
+ *  - Cells are used verbatim (no trimming): `" 5"` is rejected exactly as the JSON string `" 5"` would be.
+ *  - Empty cell: optional term columns → null; optional student columns → the request default (omitted);
+ *    required columns → "is required".
+ *  - Booleans (is_legacy_borrower, plus_denied): true/false, yes/no, 1/0, any letter case.
+ *  - academic_year_terms: a decimal number ("3", "3.0"); the schema then requires a whole number from 2 to 4.
+ *  - Credit and money columns are passed as decimal strings, so "10.5" is exact.
+ *  - Student-level columns may repeat on every row of the student (the same text exactly) or be given on its
+ *    first row only; any other value on a later row is an error for the student.
+ */
+import { AppError, type FieldError } from '../errors.ts';
+import { parseCalculationRequest } from '../schema/request.ts';
+import type { CalculationInput } from '../domain/types.ts';
+
+export const TERM_COLUMNS = [
+  'term_label',
+  'full_time_credits',
+  'credits_enrolled',
+  'actual_final_credits',
+  'prior_disbursement_sub',
+  'prior_disbursement_unsub',
+  'prior_disbursement_grad_plus',
+] as const;
+
+export const STUDENT_COLUMNS = [
+  'dependency_status',
+  'degree_level',
+  'grade_level',
+  'academic_year_terms',
+  'cost_of_attendance',
+  'is_legacy_borrower',
+  'plus_denied',
+  'subsidized_amount',
+  'total_limit',
+] as const;
+
+/** Every column a v1 input file may have, in the documented order. */
+export const INPUT_COLUMNS = ['student_id', ...TERM_COLUMNS, ...STUDENT_COLUMNS] as const;
+export type InputColumn = (typeof INPUT_COLUMNS)[number];
+type StudentColumn = (typeof STUDENT_COLUMNS)[number];
+
+export const REQUIRED_COLUMNS: readonly InputColumn[] = [
+  'student_id',
+  'term_label',
+  'full_time_credits',
+  'credits_enrolled',
+  'dependency_status',
+];
+
+const BOOLEAN_COLUMNS: ReadonlySet<string> = new Set(['is_legacy_borrower', 'plus_denied']);
+/** Term columns whose empty cell means null (the others are required). */
+const NULLABLE_TERM_COLUMNS: ReadonlySet<string> = new Set([
+  'actual_final_credits',
+  'prior_disbursement_sub',
+  'prior_disbursement_unsub',
+  'prior_disbursement_grad_plus',
+]);
+
+/** Columns appended to every output row, after the echoed input columns. */
+export const RESULT_COLUMNS = [
+  'row_status',
+  'error_code',
+  'error_field',
+  'error_message',
+  'annual_ft_credits',
+  'reduced_annual_pct',
+  'annual_basic_eligibility_sub',
+  'annual_basic_eligibility_unsub',
+  'annual_basic_eligibility_grad_plus',
+  'show_both_options',
+  'warnings',
+  'enrollment_status',
+  'enrollment_intensity_pct',
+  'disbursement_pct',
+  'equal_sub',
+  'equal_unsub',
+  'equal_grad_plus',
+  'proportional_sub',
+  'proportional_unsub',
+  'proportional_grad_plus',
+  'adjustment_sub',
+  'adjustment_unsub',
+  'adjustment_grad_plus',
+  'adjustment_source_index',
+  'adjustment_explanation',
+  'final_term_overdisbursement',
+  'term_warning',
+] as const;
+
+/** The file's header, resolved: where each known column is (-1 when absent). */
+export interface CsvLayout {
+  /** Header cells as written in the file (echoed in the output header). */
+  readonly header: readonly string[];
+  readonly width: number;
+  readonly col: Readonly<Record<InputColumn, number>>;
+}
+
+const KNOWN: ReadonlySet<string> = new Set(INPUT_COLUMNS);
+
+function quoteName(name: string): string {
+  return JSON.stringify(name.length > 60 ? `${name.slice(0, 60)}…` : name);
+}
+
+/**
+ * Resolves a header row. Names match case-insensitively, surrounding spaces ignored, in any order. An unknown,
+ * duplicate, unnamed or missing required column rejects the file: AppError 400 `validation_error` naming every
+ * offending column (field_errors).
+ */
+export function readHeader(cells: readonly string[]): CsvLayout {
+  const errors: FieldError[] = [];
+  const col = Object.fromEntries(INPUT_COLUMNS.map((c) => [c, -1])) as Record<InputColumn, number>;
+  cells.forEach((raw, i) => {
+    const name = raw.trim().toLowerCase();
+    if (name === '') {
+      errors.push({ field: `column ${i + 1}`, message: 'has no name in the header row' });
+    } else if (!KNOWN.has(name)) {
+      errors.push({
+        field: raw,
+        message: `is not a column of the bulk CSV layout v1 (allowed: ${INPUT_COLUMNS.join(', ')})`,
+      });
+    } else if (col[name as InputColumn] !== -1) {
+      errors.push({ field: name, message: 'appears more than once in the header row' });
+    } else {
+      col[name as InputColumn] = i;
+    }
+  });
+  for (const required of REQUIRED_COLUMNS) {
+    if (col[required] === -1) errors.push({ field: required, message: 'is a required column and is missing' });
+  }
+  if (errors.length > 0) {
+    const first = errors[0]!;
+    const more = errors.length > 1 ? ` (and ${errors.length - 1} more header problem(s))` : '';
+    throw new AppError(
+      'validation_error',
+      400,
+      `The CSV header is invalid: column ${quoteName(first.field)} ${first.message}${more}.`,
+      errors,
+    );
+  }
+  return { header: [...cells], width: cells.length, col };
+}
+
+/** true/false, yes/no, 1/0 in any letter case; undefined for anything else. */
+export function parseBoolean(cell: string): boolean | undefined {
+  switch (cell.toLowerCase()) {
+    case 'true':
+    case 'yes':
+    case '1':
+      return true;
+    case 'false':
+    case 'no':
+    case '0':
+      return false;
+    default:
+      return undefined;
+  }
+}
+
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+
+/** A problem on one row of a student: `field` is the CSV column ('' for the row as a whole). */
+export interface RowFieldError {
+  /** Index of the row within the student (0 = its first row). */
+  row: number;
+  field: string;
+  message: string;
+}
+
+export type StudentValidation = { ok: true; input: CalculationInput } | { ok: false; errors: RowFieldError[] };
+
+function shorten(value: string): string {
+  return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+}
+
+function cellOf(cells: readonly string[], index: number): string {
+  return index < 0 ? '' : (cells[index] ?? '');
+}
+
+/**
+ * Builds the request body for one student from its rows (cells in header order; every row already has the
+ * header's width), validates it with the JSON endpoint's schema, and reports problems per row and CSV column.
+ */
+export function validateStudentRows(
+  rows: readonly (readonly string[])[],
+  lines: readonly number[],
+  layout: CsvLayout,
+): StudentValidation {
+  const errors: RowFieldError[] = [];
+  const body: Record<string, unknown> = {};
+  const first = rows[0]!;
+
+  const idIndex = layout.col.student_id;
+  for (let r = 0; r < rows.length; r++) {
+    if (cellOf(rows[r]!, idIndex) === '') errors.push({ row: r, field: 'student_id', message: 'is required' });
+  }
+
+  for (const column of STUDENT_COLUMNS) {
+    const index = layout.col[column];
+    if (index < 0) continue;
+    const value = cellOf(first, index);
+    for (let r = 1; r < rows.length; r++) {
+      const other = cellOf(rows[r]!, index);
+      if (other === '' || other === value) continue;
+      errors.push({
+        row: r,
+        field: column,
+        message:
+          value === ''
+            ? `is ${shorten(other)} but the student's first row (line ${lines[0]}) leaves it empty; a student-level ` +
+              'value must be given on the first row of the student'
+            : `is ${shorten(other)} but the student's first row (line ${lines[0]}) has ${shorten(value)}; a ` +
+              'student-level value must be the same on every row of the student or given on its first row only',
+      });
+    }
+    if (value === '') continue; // default
+    setStudentValue(body, column, value, errors);
+  }
+
+  const terms: Record<string, unknown>[] = [];
+  for (const cells of rows) {
+    const term: Record<string, unknown> = {};
+    for (const column of TERM_COLUMNS) {
+      const index = layout.col[column];
+      const value = cellOf(cells, index);
+      const key = column === 'term_label' ? 'label' : column;
+      if (value === '') {
+        if (NULLABLE_TERM_COLUMNS.has(column)) term[key] = null;
+        // required columns left out: the schema says "is required"
+      } else {
+        term[key] = value;
+      }
+    }
+    terms.push(term);
+  }
+  body.terms = terms;
+
+  const parsed = parseCalculationRequest(body);
+  if (parsed.ok && errors.length === 0) return { ok: true, input: parsed.value };
+  if (!parsed.ok) for (const fe of parsed.fieldErrors) errors.push(toRowError(fe, rows.length));
+  return { ok: false, errors };
+}
+
+function setStudentValue(body: Record<string, unknown>, column: StudentColumn, value: string, errors: RowFieldError[]) {
+  if (BOOLEAN_COLUMNS.has(column)) {
+    const b = parseBoolean(value);
+    if (b === undefined) {
+      errors.push({ row: 0, field: column, message: 'must be true or false (also accepted: yes/no, 1/0)' });
+    } else {
+      body[column] = b;
+    }
+  } else if (column === 'academic_year_terms') {
+    if (DECIMAL.test(value)) body[column] = Number(value);
+    else errors.push({ row: 0, field: column, message: 'must be a whole number from 2 to 4, or empty' });
+  } else {
+    body[column] = value;
+  }
+}
+
+const TERM_PATH = /^terms\[(\d+)\](?:\.(\w+))?$/;
+
+/** Maps a schema field path back to a row of the student and a CSV column. */
+function toRowError(fe: FieldError, rowCount: number): RowFieldError {
+  const m = TERM_PATH.exec(fe.field);
+  if (m) {
+    const row = Math.min(Number(m[1]), rowCount - 1);
+    const key = m[2];
+    const field = key === undefined ? '' : key === 'label' ? 'term_label' : key;
+    return { row, field, message: fe.message };
+  }
+  if (fe.field === 'terms') {
+    return { row: 0, field: 'student_id', message: `${fe.message} (one row per term; this student has ${rowCount})` };
+  }
+  return { row: 0, field: fe.field, message: fe.message };
+}

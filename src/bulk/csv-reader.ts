@@ -1,0 +1,354 @@
+/**
+ * Streaming CSV record reader for the bulk pipeline (RFC 4180, UTF-8, LF or CRLF, optional BOM).
+ *
+ * Why not csv-parse here: the bulk contract is that the output accounts for every input row, and csv-parse
+ * cannot rewind: with `skip_records_with_error` a broken quote silently swallows every line up to the next
+ * quote character (those rows are dropped, not reported), and without it the whole file fails. This reader
+ * keeps the text of an unfinished record so it can apply the recovery rule below, and its fast path (a line
+ * with no quote is `split(',')`) is several times faster than csv-parse, which matters because it runs on the
+ * API's main thread. csv-parse remains the reference it is tested against on well-formed input.
+ *
+ * Rules (documented for registrars in the README):
+ *  - A UTF-8 byte order mark at the start is ignored. Records end at LF or CRLF.
+ *  - Empty lines, and lines whose cells are all empty (`,,,,` as spreadsheets export), are ignored: they are not
+ *    rows.
+ *  - A field that starts with `"` is quoted: it may contain commas, CR/LF and doubled quotes `""`, and must be
+ *    followed by a comma, the end of the line or the end of the file. A quote anywhere else in an unquoted field
+ *    is an ordinary character.
+ *  - Recovery rule: a record is *broken* when a quoted field is never closed (end of file, or it would make the
+ *    record longer than `maxRecordChars`), when a closing quote is followed by anything other than a comma or a
+ *    line end, or when a record that spans several physical lines does not have exactly the header's number of
+ *    cells. A broken record becomes ONE error row made of its first physical line (its cells split leniently so
+ *    the student_id can be echoed), and reading resumes at the very next physical line. So a stray quote costs
+ *    exactly one row, never the rows after it.
+ *  - A physical line longer than `maxRecordChars` becomes one error row (its text is not kept) and reading
+ *    resumes after it.
+ */
+
+/** One record of the file, in file order. */
+export interface CsvRecord {
+  /** 1-based physical line number where the record starts (the header is line 1 unless blank lines precede it). */
+  line: number;
+  /** The cells; for a broken record, a lenient split of its first physical line. */
+  cells: string[];
+  /** Present when the record is broken (see the recovery rule); the row becomes an error row with this text. */
+  error?: string;
+}
+
+/** Longest record (and longest physical line) kept in memory; 4 Mi characters. */
+export const DEFAULT_MAX_RECORD_CHARS = 4 * 1024 * 1024;
+
+const QUOTE = 34; // "
+const COMMA = 44; // ,
+const LF = 10;
+const CR = 13;
+
+const NEED_MORE = 0;
+const DONE = 1;
+const BROKEN = 2;
+
+/** Lenient split of one physical line, for echoing the cells of a broken record. Never throws. */
+export function lenientSplit(line: string): string[] {
+  const cells: string[] = [];
+  let i = 0;
+  const n = line.length;
+  for (;;) {
+    if (i < n && line.charCodeAt(i) === QUOTE) {
+      // Quoted: up to a quote followed by a comma or the end of the line; unclosed runs to the end of the line.
+      let j = i + 1;
+      let value = '';
+      let closed = false;
+      while (j < n) {
+        const q = line.indexOf('"', j);
+        if (q === -1) break;
+        if (q + 1 < n && line.charCodeAt(q + 1) === QUOTE) {
+          value += line.slice(j, q + 1);
+          j = q + 2;
+          continue;
+        }
+        if (q + 1 === n || line.charCodeAt(q + 1) === COMMA) {
+          value += line.slice(j, q);
+          j = q + 1;
+          closed = true;
+          break;
+        }
+        value += line.slice(j, q + 1);
+        j = q + 1;
+      }
+      if (!closed) {
+        cells.push(value + line.slice(j));
+        return cells;
+      }
+      cells.push(value);
+      if (j >= n) return cells;
+      i = j + 1; // past the comma
+      if (i === n) {
+        cells.push('');
+        return cells;
+      }
+    } else {
+      const c = line.indexOf(',', i);
+      if (c === -1) {
+        cells.push(line.slice(i));
+        return cells;
+      }
+      cells.push(line.slice(i, c));
+      i = c + 1;
+    }
+  }
+}
+
+function allEmpty(cells: string[]): boolean {
+  for (let i = 0; i < cells.length; i++) if (cells[i] !== '') return false;
+  return true;
+}
+
+/**
+ * Incremental reader: `push()` decoded text as it arrives, `end()` once; each call appends the complete records
+ * found to `out`. Memory is bounded by `maxRecordChars` plus the text pushed at once.
+ */
+export class CsvRecordReader {
+  /** Number of cells a record must have; set from the header. Multi-line records of another width are broken. */
+  expectedCells = 0;
+
+  private readonly maxRecordChars: number;
+  private buf = '';
+  private pos = 0;
+  private line = 1;
+  private started = false;
+  /** Do not re-try an incomplete quoted record until the buffer reaches this length (amortises re-scans). */
+  private retryAt = 0;
+  /** Discarding the rest of an over-long physical line. */
+  private skippingLongLine = false;
+  private nextQuote = -1;
+  private ended = false;
+
+  constructor(maxRecordChars: number = DEFAULT_MAX_RECORD_CHARS) {
+    this.maxRecordChars = maxRecordChars;
+  }
+
+  /** Physical line number the reader has reached (the next record starts at or after it). */
+  get currentLine(): number {
+    return this.line;
+  }
+
+  push(text: string, out: CsvRecord[]): void {
+    if (this.ended) throw new Error('CsvRecordReader: push() after end()');
+    if (text.length === 0) return;
+    if (!this.started) {
+      this.started = true;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    if (this.skippingLongLine) {
+      const nl = text.indexOf('\n');
+      if (nl === -1) return;
+      this.skippingLongLine = false;
+      this.line++;
+      text = text.slice(nl + 1);
+    }
+    this.buf = this.pos < this.buf.length ? this.buf.slice(this.pos) + text : text;
+    this.pos = 0;
+    this.nextQuote = -1;
+    if (this.retryAt > 0) {
+      if (this.buf.length < this.retryAt) return;
+      this.retryAt = 0;
+    }
+    this.scan(false, out);
+  }
+
+  end(out: CsvRecord[]): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.retryAt = 0;
+    if (!this.skippingLongLine) this.scan(true, out);
+    this.buf = '';
+    this.pos = 0;
+  }
+
+  private scan(final: boolean, out: CsvRecord[]): void {
+    const buf = this.buf;
+    const len = buf.length;
+    let pos = this.pos;
+    while (pos < len) {
+      const nl = buf.indexOf('\n', pos);
+      if (nl === -1 && !final) {
+        if (len - pos > this.maxRecordChars) {
+          // Over-long physical line: report it and discard the rest of it as it arrives.
+          this.emitLongLine(buf.slice(pos, pos + 256), out);
+          pos = len;
+          this.skippingLongLine = true;
+        }
+        break;
+      }
+      const lineEnd = nl === -1 ? len : nl;
+      const contentEnd = lineEnd > pos && buf.charCodeAt(lineEnd - 1) === CR ? lineEnd - 1 : lineEnd;
+      if (contentEnd === pos) {
+        // Blank line.
+        pos = lineEnd + 1;
+        this.line++;
+        continue;
+      }
+      if (this.nextQuote < pos && this.nextQuote !== -2) {
+        this.nextQuote = buf.indexOf('"', pos);
+        if (this.nextQuote === -1) this.nextQuote = -2; // no quote in the rest of the buffer
+      }
+      if (this.nextQuote === -2 || this.nextQuote >= contentEnd) {
+        // Fast path: a line without quotes.
+        if (contentEnd - pos > this.maxRecordChars) {
+          this.emitLongLine(buf.slice(pos, pos + 256), out);
+        } else {
+          const cells = buf.slice(pos, contentEnd).split(',');
+          if (!allEmpty(cells)) out.push({ line: this.line, cells });
+        }
+        pos = lineEnd + 1;
+        this.line++;
+        continue;
+      }
+      const status = this.parseQuoted(buf, pos, final, out);
+      if (status === NEED_MORE) {
+        // The record continues past the buffer (an open quoted field). A newline exists after `pos` (checked
+        // above), so when the record would exceed the size limit its first line can be reported and skipped.
+        if (len - pos > this.maxRecordChars) {
+          pos = this.broken(buf, pos, 'a quoted field is not closed within the record size limit', out);
+          continue;
+        }
+        this.retryAt = len - pos + Math.max(65_536, len - pos);
+        break;
+      }
+      pos = this.parsedEnd;
+    }
+    this.pos = pos;
+  }
+
+  /** End position (exclusive, past the line terminator) of the record parseQuoted just produced. */
+  private parsedEnd = 0;
+
+  /**
+   * Parses one record starting at `start` that contains a quote. Returns NEED_MORE (nothing consumed), or DONE /
+   * BROKEN with `parsedEnd` set and the record (or the error row) appended to `out`.
+   */
+  private parseQuoted(buf: string, start: number, final: boolean, out: CsvRecord[]): number {
+    const len = buf.length;
+    const cells: string[] = [];
+    let i = start;
+    for (;;) {
+      if (i < len && buf.charCodeAt(i) === QUOTE) {
+        let j = i + 1;
+        let value = '';
+        for (;;) {
+          const q = buf.indexOf('"', j);
+          if (q === -1) {
+            if (!final) return NEED_MORE;
+            return this.brokenAt(buf, start, 'a quoted field is not closed before the end of the file', out);
+          }
+          if (q + 1 >= len && !final) return NEED_MORE;
+          const after = q + 1 < len ? buf.charCodeAt(q + 1) : -1;
+          if (after === QUOTE) {
+            value += buf.slice(j, q + 1);
+            j = q + 2;
+            continue;
+          }
+          value += buf.slice(j, q);
+          cells.push(value);
+          if (after === COMMA) {
+            i = q + 2;
+            break;
+          }
+          if (after === -1) return this.finish(buf, start, len, len, cells, out);
+          if (after === LF) return this.finish(buf, start, q + 1, q + 2, cells, out);
+          if (after === CR) {
+            if (q + 2 >= len && !final) return NEED_MORE;
+            if (q + 2 >= len) return this.finish(buf, start, q + 1, len, cells, out);
+            if (buf.charCodeAt(q + 2) === LF) return this.finish(buf, start, q + 1, q + 3, cells, out);
+          }
+          return this.brokenAt(
+            buf,
+            start,
+            `a closing quote is followed by ${JSON.stringify(String.fromCharCode(after))} instead of a comma or a line end`,
+            out,
+          );
+        }
+        if (i === len) {
+          // Ends right after a comma.
+          if (!final) return NEED_MORE;
+          cells.push('');
+          return this.finish(buf, start, len, len, cells, out);
+        }
+        continue;
+      }
+      // Unquoted field: up to the next comma or line end; quotes inside it are ordinary characters.
+      const c = buf.indexOf(',', i);
+      const nl = buf.indexOf('\n', i);
+      if (c !== -1 && (nl === -1 || c < nl)) {
+        cells.push(buf.slice(i, c));
+        i = c + 1;
+        if (i === len) {
+          if (!final) return NEED_MORE;
+          cells.push('');
+          return this.finish(buf, start, len, len, cells, out);
+        }
+        continue;
+      }
+      if (nl === -1) {
+        if (!final) return NEED_MORE;
+        cells.push(buf.slice(i));
+        return this.finish(buf, start, len, len, cells, out);
+      }
+      const fieldEnd = nl > i && buf.charCodeAt(nl - 1) === CR ? nl - 1 : nl;
+      cells.push(buf.slice(i, fieldEnd));
+      return this.finish(buf, start, nl, nl + 1, cells, out);
+    }
+  }
+
+  /** A complete record from `start` to `contentEnd` (terminator excluded); `next` is where reading resumes. */
+  private finish(buf: string, start: number, contentEnd: number, next: number, cells: string[], out: CsvRecord[]) {
+    let inner = 0;
+    for (let k = buf.indexOf('\n', start); k !== -1 && k < contentEnd; k = buf.indexOf('\n', k + 1)) inner++;
+    if (inner > 0 && this.expectedCells > 0 && cells.length !== this.expectedCells) {
+      return this.brokenAt(
+        buf,
+        start,
+        `a quoted field spans ${inner + 1} lines and leaves the record with ${cells.length} cells instead of ` +
+          `${this.expectedCells} (probably a missing closing quote)`,
+        out,
+      );
+    }
+    if (!allEmpty(cells)) out.push({ line: this.line, cells });
+    this.line += inner + 1;
+    this.parsedEnd = next;
+    return DONE;
+  }
+
+  /** Broken record at `start`: emits its first physical line as an error row. */
+  private brokenAt(buf: string, start: number, why: string, out: CsvRecord[]): number {
+    this.parsedEnd = this.broken(buf, start, why, out);
+    return BROKEN;
+  }
+
+  /**
+   * Emits the first physical line of the broken record at `start` as an error row and returns where reading
+   * resumes (the next line). Only called when that first line is complete in `buf` (or at the end of input).
+   */
+  private broken(buf: string, start: number, why: string, out: CsvRecord[]): number {
+    const nl = buf.indexOf('\n', start);
+    const lineEnd = nl === -1 ? buf.length : nl;
+    const contentEnd = lineEnd > start && buf.charCodeAt(lineEnd - 1) === CR ? lineEnd - 1 : lineEnd;
+    out.push({
+      line: this.line,
+      cells: lenientSplit(buf.slice(start, contentEnd)),
+      error: `malformed CSV on line ${this.line}: ${why}; this line was not processed and reading resumed on the next line`,
+    });
+    this.line++;
+    return nl === -1 ? buf.length : nl + 1;
+  }
+
+  private emitLongLine(prefix: string, out: CsvRecord[]): void {
+    const cells = lenientSplit(prefix);
+    if (cells.length > 1) cells.pop(); // the last cell is cut off
+    out.push({
+      line: this.line,
+      cells,
+      error: `malformed CSV on line ${this.line}: the line is longer than ${this.maxRecordChars} characters; it was not processed`,
+    });
+  }
+}

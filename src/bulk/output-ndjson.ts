@@ -1,0 +1,29 @@
+/**
+ * NDJSON output of the bulk pipeline (`Accept: application/x-ndjson`): one BulkResult per student, one line
+ * each: `{"student_id", "error", "result"}` with exactly one of `error` (the v1 error envelope; field errors name
+ * CSV columns and their messages name the line) and `result` (a CalculationResult) non-null.
+ */
+import { toEnvelope, type WireEnvelope } from '../api/error-envelope.ts';
+import { AppError, type FieldError } from '../errors.ts';
+import type { CalculationResult } from '../domain/types.ts';
+
+export function okNdjsonLine(studentId: string, result: CalculationResult): string {
+  return `{"student_id":${JSON.stringify(studentId)},"error":null,"result":${JSON.stringify(result)}}\n`;
+}
+
+export function errorNdjsonLine(studentId: string, envelope: WireEnvelope): string {
+  return `{"student_id":${JSON.stringify(studentId)},"error":${JSON.stringify(envelope)},"result":null}\n`;
+}
+
+/** The envelope of a student whose rows have errors; `fieldErrors` name CSV columns ('row' for a whole row). */
+export function studentErrorEnvelope(fieldErrors: readonly FieldError[]): WireEnvelope {
+  const n = fieldErrors.length;
+  return toEnvelope(
+    AppError.validation(n === 1 ? 'The student has 1 error.' : `The student has ${n} errors.`, fieldErrors),
+  );
+}
+
+/** The envelope of a student that could not be calculated (internal error): fixed text, no internals. */
+export function studentInternalEnvelope(): WireEnvelope {
+  return toEnvelope(AppError.internal());
+}

@@ -1,0 +1,411 @@
+/**
+ * The bulk pipeline, shared by POST /v1/calculate/bulk, the CLI and the async job API:
+ *
+ *   input bytes → UTF-8 → CsvRecordReader → header check → StudentGrouper → ChunkBuilder (N students)
+ *     → runner.run (inline | piscina pool | queue; at most BULK_MAX_INFLIGHT_CHUNKS in flight)
+ *     → ReorderBuffer (chunk index) → output.write (awaiting 'drain')
+ *
+ * Backpressure end to end: a slow client fills the output, the writer awaits 'drain', chunks stay in flight,
+ * `submit` waits for a free slot, the loop stops pulling input, and the input stream (the request socket) pauses.
+ *
+ * Nothing is written before the header has been checked (and, with a runner choice, before the first
+ * BULK_SYNC_MAX_ROWS + 1 rows have been read), so an HTTP caller can still answer 400/413 with a JSON error when
+ * runBulk rejects before `onStart`. After that, every problem in the data becomes error rows; only failures of
+ * the transport itself (client gone, byte limit exceeded on a body without Content-Length, abort) reject.
+ *
+ * Completeness: every data row of the input produces exactly one output row (CSV), in input order. A chunk whose
+ * runner rejects, or returns a different number of rows than it was given, becomes internal_error rows.
+ */
+import type { Readable, Writable } from 'node:stream';
+import type { Config } from '../config.ts';
+import { AppError } from '../errors.ts';
+import type { ChunkOutcome, ChunkRunner } from './runner.ts';
+import { CsvRecordReader, type CsvRecord } from './csv-reader.ts';
+import { readHeader, type CsvLayout } from './csv-layout.ts';
+import { ChunkBuilder, type BulkFormat } from './chunk-payload.ts';
+import { StudentGrouper } from './group-students.ts';
+import { ReorderBuffer } from './reorder-buffer.ts';
+import { outputHeaderLine } from './output-csv.ts';
+import { failedChunkOutcome } from './process-chunk.ts';
+
+export type { BulkFormat } from './chunk-payload.ts';
+
+/** A chunk is also cut when its cells reach this many characters (bounds memory for files with huge cells). */
+export const MAX_CHUNK_CHARS = 8 * 1024 * 1024;
+
+/** Message of the error rows of a chunk that could not be run (shown to the client: no internals). */
+export const FAILED_CHUNK_MESSAGE =
+  'not calculated: this group of students could not be processed (the calculation worker failed); resubmit these students';
+
+export interface RunnerChoice {
+  /** Files with at most `BULK_SYNC_MAX_ROWS` data rows. */
+  small: ChunkRunner;
+  /** Larger files. */
+  large: ChunkRunner;
+}
+
+export interface BulkProgress {
+  /** Input bytes read so far. */
+  bytes: number;
+  /** Output rows written so far (one per input data row; NDJSON: rows of the students written). */
+  rows: number;
+  errorRows: number;
+  students: number;
+  chunks: number;
+}
+
+export interface BulkSummary extends BulkProgress {
+  /** The runner that ran the chunks. */
+  runner: ChunkRunner['kind'];
+}
+
+export interface RunBulkOptions {
+  input: Readable | AsyncIterable<Buffer | string>;
+  output: Writable;
+  format: BulkFormat;
+  /** One runner, or a choice made after reading up to BULK_SYNC_MAX_ROWS + 1 rows. */
+  runner: ChunkRunner | RunnerChoice;
+  config: Pick<Config, 'BULK_CHUNK_STUDENTS' | 'BULK_MAX_INFLIGHT_CHUNKS' | 'BULK_SYNC_MAX_ROWS'>;
+  /** HTTP limits (the CLI has none): over them before output → AppError 413; rows after → error rows. */
+  limits?: { maxBytes?: number; maxRows?: number };
+  /** Called once, right before the first byte of output, with the runner chosen. */
+  onStart?: (runner: ChunkRunner) => void;
+  /** Called after each chunk is written. */
+  onProgress?: (progress: BulkProgress) => void;
+  /** Called when a chunk could not be run (its rows became internal_error rows). */
+  onChunkError?: (error: unknown, index: number) => void;
+  /** Aborts reading and writing (client gone, Ctrl-C); runBulk then rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** End `output` when done (default true; false for process.stdout). */
+  endOutput?: boolean;
+}
+
+function isRunner(value: ChunkRunner | RunnerChoice): value is ChunkRunner {
+  return typeof (value as ChunkRunner).run === 'function';
+}
+
+class OutputClosedError extends Error {
+  constructor() {
+    super('the output was closed before the bulk response was complete');
+    this.name = 'OutputClosedError';
+  }
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
+}
+
+/** Resolves on 'drain'; rejects when the output closes or fails first, or the signal aborts. */
+function waitDrain(output: Writable, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const cleanup = () => {
+      output.off('drain', onDrain);
+      output.off('close', onClose);
+      output.off('error', onError);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const onDrain = () => {
+      cleanup();
+      resolve();
+    };
+    const onClose = () => {
+      cleanup();
+      reject(new OutputClosedError());
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(err);
+    };
+    const onAbort = () => {
+      cleanup();
+      reject(abortReason(signal!));
+    };
+    output.on('drain', onDrain);
+    output.on('close', onClose);
+    output.on('error', onError);
+    signal?.addEventListener('abort', onAbort);
+  });
+}
+
+/**
+ * Runs chunks with at most `maxInflight` of them between submission and the end of their write, and writes
+ * their outputs in index order.
+ */
+interface SchedulerOptions {
+  runner: ChunkRunner;
+  output: Writable;
+  maxInflight: number;
+  signal: AbortSignal | undefined;
+  onProgress: ((p: BulkProgress) => void) | undefined;
+  onChunkError: ((error: unknown, index: number) => void) | undefined;
+}
+
+class ChunkScheduler {
+  private inflight = 0;
+  private nextIndex = 0;
+  private readonly reorder = new ReorderBuffer<ChunkOutcome>();
+  private writing = false;
+  private waiters: (() => void)[] = [];
+  private failure: { error: unknown } | undefined;
+  private readonly opts: SchedulerOptions;
+  readonly progress: BulkProgress;
+
+  constructor(opts: SchedulerOptions, progress: BulkProgress) {
+    this.opts = opts;
+    this.progress = progress;
+    const { signal } = opts;
+    if (signal !== undefined) signal.addEventListener('abort', () => this.fail(abortReason(signal)), { once: true });
+  }
+
+  private fail(error: unknown): void {
+    this.failure ??= { error };
+    this.wake();
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure !== undefined) throw this.failure.error;
+  }
+
+  /** Waits for a free slot, then starts the chunk. Throws once the pipeline has failed. */
+  async submit(payload: string, rows: number, students: number): Promise<void> {
+    while (this.inflight >= this.opts.maxInflight && this.failure === undefined) {
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+    this.throwIfFailed();
+    const index = this.nextIndex++;
+    this.inflight++;
+    let run: Promise<ChunkOutcome>;
+    try {
+      run = this.opts.runner.run({ index, payload });
+    } catch (error) {
+      run = Promise.reject(error);
+    }
+    run
+      .then((out) => {
+        if (out.rows !== rows || out.students !== students) {
+          throw new Error(
+            `runner returned ${out.rows} rows / ${out.students} students for chunk ${index} (expected ${rows} / ${students})`,
+          );
+        }
+        return out;
+      })
+      .catch((error: unknown) => {
+        this.opts.onChunkError?.(error, index);
+        return failedChunkOutcome(payload, FAILED_CHUNK_MESSAGE);
+      })
+      .then(
+        (out) => {
+          this.reorder.put(index, out);
+          void this.pump();
+        },
+        (error: unknown) => this.fail(error),
+      );
+  }
+
+  /** Writes every chunk that is next in order, awaiting 'drain' between writes. */
+  private async pump(): Promise<void> {
+    if (this.writing) return;
+    this.writing = true;
+    try {
+      for (let out = this.reorder.take(); out !== undefined; out = this.reorder.take()) {
+        if (this.failure !== undefined) return;
+        const { output } = this.opts;
+        if (output.destroyed || output.writableEnded) throw new OutputClosedError();
+        const ok = out.text.length === 0 || output.write(out.text);
+        if (!ok) await waitDrain(output, this.opts.signal);
+        const p = this.progress;
+        p.rows += out.rows;
+        p.errorRows += out.errorRows;
+        p.students += out.students;
+        p.chunks++;
+        this.inflight--;
+        this.wake();
+        this.opts.onProgress?.({ ...p });
+      }
+    } catch (error) {
+      this.fail(error);
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  /** Resolves when every submitted chunk has been written; rejects if the pipeline failed. */
+  async finish(): Promise<void> {
+    while (this.inflight > 0 && this.failure === undefined) {
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+    this.throwIfFailed();
+  }
+}
+
+async function writeText(output: Writable, text: string, signal: AbortSignal | undefined): Promise<void> {
+  if (output.destroyed || output.writableEnded) throw new OutputClosedError();
+  if (!output.write(text)) await waitDrain(output, signal);
+}
+
+async function endOutput(output: Writable): Promise<void> {
+  if (output.writableFinished) return;
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: Error) => reject(err);
+    output.once('error', onError);
+    output.end(() => {
+      output.off('error', onError);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Streams a bulk CSV file through the pipeline. Resolves with the totals once the output is complete (and
+ * ended, unless `endOutput: false`). Rejects with an AppError (400 header, 413 limits) before any output, or
+ * with the transport failure after.
+ */
+export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
+  const { input, output, format, config, limits, signal } = options;
+  const maxBytes = limits?.maxBytes;
+  const maxRows = limits?.maxRows;
+  const chunkStudents = config.BULK_CHUNK_STUDENTS;
+
+  const reader = new CsvRecordReader();
+  const decoder = new TextDecoder('utf-8');
+  const records: CsvRecord[] = [];
+  const progress: BulkProgress = { bytes: 0, rows: 0, errorRows: 0, students: 0, chunks: 0 };
+
+  let layout: CsvLayout | undefined;
+  let runner: ChunkRunner | undefined = isRunner(options.runner) ? options.runner : undefined;
+  const probe: CsvRecord[] = [];
+  let dataRows = 0;
+  let scheduler: ChunkScheduler | undefined;
+  let builder: ChunkBuilder | undefined;
+  let grouper: StudentGrouper | undefined;
+  const ready: { payload: string; rows: number; students: number }[] = [];
+
+  const rowLimitMessage =
+    maxRows === undefined
+      ? ''
+      : `not processed: the file has more than ${maxRows} data rows, the most one request accepts; send the ` +
+        'remaining rows in another file';
+
+  const start = async (chosen: ChunkRunner) => {
+    runner = chosen;
+    const l = layout!;
+    builder = new ChunkBuilder(format, l.header);
+    const b = builder;
+    grouper = new StudentGrouper(l.col.student_id, (student, chars) => {
+      b.add(student, chars);
+      if (b.students >= chunkStudents || b.chars >= MAX_CHUNK_CHARS) {
+        ready.push({ rows: b.rows, students: b.students, payload: b.take() });
+      }
+    });
+    scheduler = new ChunkScheduler(
+      {
+        runner: chosen,
+        output,
+        maxInflight: config.BULK_MAX_INFLIGHT_CHUNKS,
+        signal,
+        onProgress: options.onProgress,
+        onChunkError: options.onChunkError,
+      },
+      progress,
+    );
+    options.onStart?.(chosen);
+    if (format === 'csv') await writeText(output, outputHeaderLine(l), signal);
+  };
+
+  const addRow = (record: CsvRecord, index: number) => {
+    grouper!.add(record, maxRows !== undefined && index > maxRows ? rowLimitMessage : undefined);
+  };
+
+  const consume = async (final: boolean) => {
+    for (const record of records) {
+      if (layout === undefined) {
+        if (record.error !== undefined) {
+          throw new AppError('validation_error', 400, `The CSV header row is malformed: ${record.error}.`);
+        }
+        layout = readHeader(record.cells);
+        reader.expectedCells = layout.width;
+        if (runner !== undefined) await start(runner);
+        continue;
+      }
+      dataRows++;
+      if (scheduler === undefined) {
+        if (maxRows !== undefined && dataRows > maxRows) {
+          throw new AppError(
+            'validation_error',
+            413,
+            `The CSV file has more than ${maxRows} data rows, the most one request accepts.`,
+          );
+        }
+        probe.push(record);
+        if (probe.length <= config.BULK_SYNC_MAX_ROWS) continue;
+        await start((options.runner as RunnerChoice).large);
+        probe.forEach((r, i) => addRow(r, i + 1));
+        probe.length = 0;
+      } else {
+        addRow(record, dataRows);
+      }
+      while (ready.length > 0) {
+        const next = ready.shift()!;
+        await scheduler!.submit(next.payload, next.rows, next.students);
+      }
+    }
+    records.length = 0;
+    if (!final) return;
+
+    if (layout === undefined) {
+      throw new AppError('validation_error', 400, 'The CSV file is empty: a header row is required.');
+    }
+    if (scheduler === undefined) {
+      await start((options.runner as RunnerChoice).small);
+      probe.forEach((r, i) => addRow(r, i + 1));
+      probe.length = 0;
+    }
+    grouper!.flush();
+    if (builder!.students > 0)
+      ready.push({ rows: builder!.rows, students: builder!.students, payload: builder!.take() });
+    while (ready.length > 0) {
+      const next = ready.shift()!;
+      await scheduler!.submit(next.payload, next.rows, next.students);
+    }
+    await scheduler!.finish();
+  };
+
+  if (signal?.aborted) throw abortReason(signal);
+  // The input is not destroyed when the pipeline stops early (an HTTP request must stay open for the 400).
+  const source: AsyncIterable<Buffer | string> =
+    'iterator' in input && typeof input.iterator === 'function'
+      ? (input as Readable).iterator({ destroyOnReturn: false })
+      : input;
+  for await (const chunk of source) {
+    if (signal?.aborted) throw abortReason(signal);
+    let text: string;
+    if (typeof chunk === 'string') {
+      progress.bytes += Buffer.byteLength(chunk);
+      text = chunk;
+    } else {
+      progress.bytes += chunk.length;
+      text = decoder.decode(chunk, { stream: true });
+    }
+    if (maxBytes !== undefined && progress.bytes > maxBytes) {
+      throw new AppError(
+        'validation_error',
+        413,
+        `The CSV file is larger than ${maxBytes} bytes, the most one request accepts.`,
+      );
+    }
+    reader.push(text, records);
+    await consume(false);
+  }
+  if (signal?.aborted) throw abortReason(signal);
+  reader.push(decoder.decode(), records);
+  reader.end(records);
+  await consume(true);
+  if (options.endOutput !== false) await endOutput(output);
+  return { ...progress, runner: runner!.kind };
+}

@@ -1,0 +1,162 @@
+/**
+ * Runs one chunk: the pure function behind every runner (inline, the piscina worker, the queue worker).
+ * Payload in (chunk-payload.ts), ready-to-write output lines out. For each student: structural errors found
+ * while reading and grouping, then the JSON endpoint's validation (csv-layout.ts), then `calculate()`.
+ *
+ * Never throws for bad student data: every problem becomes error rows. A student is all-or-nothing: when any of
+ * its rows has a problem, every row of the student is an error row (rows without a problem of their own say
+ * which lines of the student have errors), because a student computed without one of its terms would get wrong
+ * dollars.
+ */
+import { calculate } from '../domain/calculate.ts';
+import type { FieldError } from '../errors.ts';
+import type { CalculationResult } from '../domain/types.ts';
+import type { ChunkOutcome } from './runner.ts';
+import { decodePayload, type ChunkPayload, type PayloadStudent } from './chunk-payload.ts';
+import { readHeader, validateStudentRows, type CsvLayout, type RowFieldError } from './csv-layout.ts';
+import { errorRowLine, okRowLine, studentResultCells } from './output-csv.ts';
+import { errorNdjsonLine, okNdjsonLine, studentErrorEnvelope, studentInternalEnvelope } from './output-ndjson.ts';
+
+type ErrorCode = 'validation_error' | 'internal_error';
+
+type Verdict = { ok: true; result: CalculationResult } | { ok: false; code: ErrorCode; errors: RowFieldError[] };
+
+const INTERNAL_ROW_MESSAGE = 'An internal error occurred while calculating this student; resubmit it.';
+
+let cachedHeader = '';
+let cachedLayout: CsvLayout | undefined;
+
+/** The header was checked by the pipeline already; re-resolving it is cheap and cached per header. */
+function layoutFor(header: string[]): CsvLayout {
+  const key = header.join('\u0000');
+  if (cachedLayout === undefined || key !== cachedHeader) {
+    cachedLayout = readHeader(header);
+    cachedHeader = key;
+  }
+  return cachedLayout;
+}
+
+function judge(student: PayloadStudent, layout: CsvLayout): Verdict {
+  const errors: RowFieldError[] = [];
+  if (student.x !== undefined) {
+    for (let r = 0; r < student.l.length; r++) errors.push({ row: r, field: student.x.f, message: student.x.m });
+  }
+  if (student.e !== undefined) {
+    student.e.forEach((message, r) => {
+      if (message !== null) errors.push({ row: r, field: '', message });
+    });
+  }
+  student.c.forEach((cells, r) => {
+    if (cells.length !== layout.width && student.e?.[r] == null) {
+      errors.push({
+        row: r,
+        field: '',
+        message: `the row has ${cells.length} cells but the header has ${layout.width}`,
+      });
+    }
+  });
+  if (errors.length > 0) return { ok: false, code: 'validation_error', errors };
+
+  const validation = validateStudentRows(student.c, student.l, layout);
+  if (!validation.ok) return { ok: false, code: 'validation_error', errors: validation.errors };
+  try {
+    return { ok: true, result: calculate(validation.input) };
+  } catch {
+    // A defect, not a data problem: the student becomes error rows instead of failing the chunk.
+    return { ok: false, code: 'internal_error', errors: [{ row: 0, field: '', message: INTERNAL_ROW_MESSAGE }] };
+  }
+}
+
+function uniqueJoined(values: readonly string[]): string {
+  return [...new Set(values.filter((v) => v !== ''))].join(' | ');
+}
+
+/** The error columns of each row of an error student. */
+function rowErrorColumns(
+  student: PayloadStudent,
+  errors: readonly RowFieldError[],
+): { field: string; message: string }[] {
+  const byRow: RowFieldError[][] = student.l.map(() => []);
+  for (const e of errors) byRow[Math.min(Math.max(e.row, 0), byRow.length - 1)]!.push(e);
+  const errorLines = student.l.filter((_, r) => byRow[r]!.length > 0);
+  return byRow.map((own) => {
+    if (own.length === 0) {
+      return {
+        field: '',
+        message: `not calculated: this student has errors on line${errorLines.length > 1 ? 's' : ''} ${errorLines.join(', ')}`,
+      };
+    }
+    return {
+      field: uniqueJoined(own.map((e) => e.field)),
+      message: own.map((e) => (e.field === '' ? e.message : `${e.field}: ${e.message}`)).join(' | '),
+    };
+  });
+}
+
+function studentIdOf(student: PayloadStudent, layout: CsvLayout): string {
+  return student.c[0]![layout.col.student_id] ?? '';
+}
+
+/** The v1 error envelope of an error student (NDJSON): field errors name CSV columns, messages name lines. */
+function studentEnvelope(student: PayloadStudent, code: ErrorCode, errors: readonly RowFieldError[]) {
+  if (code === 'internal_error') return studentInternalEnvelope();
+  const fieldErrors: FieldError[] = errors.map((e) => ({
+    field: e.field === '' ? 'row' : e.field,
+    message: `line ${student.l[Math.min(Math.max(e.row, 0), student.l.length - 1)]}: ${e.message}`,
+  }));
+  return studentErrorEnvelope(fieldErrors);
+}
+
+function run(payload: ChunkPayload, failure?: string): ChunkOutcome {
+  const layout = layoutFor(payload.h);
+  const width = layout.width;
+  let text = '';
+  let rows = 0;
+  let errorRows = 0;
+  for (const student of payload.s) {
+    const n = student.l.length;
+    rows += n;
+    const verdict: Verdict =
+      failure === undefined
+        ? judge(student, layout)
+        : { ok: false, code: 'internal_error', errors: [{ row: 0, field: '', message: failure }] };
+    if (payload.f === 'ndjson') {
+      const id = studentIdOf(student, layout);
+      if (verdict.ok) {
+        text += okNdjsonLine(id, verdict.result);
+      } else {
+        errorRows += n;
+        text += errorNdjsonLine(id, studentEnvelope(student, verdict.code, verdict.errors));
+      }
+      continue;
+    }
+    if (verdict.ok) {
+      const shared = studentResultCells(verdict.result);
+      for (let r = 0; r < n; r++) text += okRowLine(student.c[r]!, width, shared, verdict.result.terms[r]!);
+    } else {
+      errorRows += n;
+      const columns =
+        failure === undefined
+          ? rowErrorColumns(student, verdict.errors)
+          : student.l.map(() => ({ field: '', message: failure }));
+      for (let r = 0; r < n; r++) {
+        text += errorRowLine(student.c[r]!, width, verdict.code, columns[r]!.field, columns[r]!.message);
+      }
+    }
+  }
+  return { text, rows, errorRows, students: payload.s.length };
+}
+
+/** Processes one chunk payload: output lines (CSV or NDJSON, per the payload) and counts. Pure. */
+export function processChunkPayload(payload: string): ChunkOutcome {
+  return run(decodePayload(payload));
+}
+
+/**
+ * The output of a chunk that could not be run at all (runner rejected, queue gave up): every row of every
+ * student becomes an error row with code `internal_error` and `message`, so no row is ever lost. `message` is
+ * shown to the client: keep it free of internals.
+ */
+export function failedChunkOutcome(payload: string, message: string): ChunkOutcome {
+  return run(decodePayload(payload), message);
+}
