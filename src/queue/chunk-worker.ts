@@ -11,6 +11,7 @@
  *  - Stalled-job recovery: see WorkerTuning in settings.ts.
  *  - close() stops taking jobs, lets in-flight jobs finish and store their output (graceful drain).
  */
+import { hostname } from 'node:os';
 import { UnrecoverableError, Worker } from 'bullmq';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -31,6 +32,8 @@ export interface ChunkWorkerOptions {
   /** Jobs run at once; the pool's thread count. */
   concurrency: number;
   tuning?: WorkerTuning;
+  /** Worker name recorded on each job it processes (default host:pid). */
+  name?: string;
   /** Milliseconds between progress log lines while jobs flow (default 10 s). */
   progressEveryMs?: number;
 }
@@ -57,6 +60,12 @@ function indexOf(jobId: string | undefined): number {
   return m ? Number.parseInt(m[1] ?? '0', 10) : 0;
 }
 
+/** Errors that come from the payload itself (bad JSON, wrong shape), not from the machinery. */
+export function isMalformed(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  return err.name === 'SyntaxError' || /malformed chunk payload/i.test(err.message);
+}
+
 export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
   const { config, runner } = options;
   const url = config.REDIS_URL;
@@ -76,7 +85,14 @@ export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
       throw new UnrecoverableError('malformed chunk job: its data is not a chunk payload string');
     }
     const started = performance.now();
-    const out = await runner.run({ index: indexOf(job.id), payload });
+    let out;
+    try {
+      out = await runner.run({ index: indexOf(job.id), payload });
+    } catch (err) {
+      // A payload that cannot be decoded fails the same way every time: no retries, fail this job alone.
+      if (isMalformed(err)) throw new UnrecoverableError(`malformed chunk payload: ${(err as Error).message}`);
+      throw err;
+    }
     // The output must be in Redis before the job completes: the completed event tells the API to read it.
     await connection.set(chunkResultKey(prefix, String(job.id)), out.text, 'EX', ttl);
     metrics.chunkDuration.observe({ runner: 'queue-worker', outcome: 'ok' }, (performance.now() - started) / 1000);
@@ -89,6 +105,8 @@ export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
   const worker = new Worker<string, ChunkJobReturn>(QUEUE_NAME, processor, {
     connection,
     prefix,
+    // Shown in bull-board as "processed by" and used by tests to find the job a given worker holds.
+    name: options.name ?? `${hostname()}:${process.pid}`,
     concurrency: Math.max(1, options.concurrency),
     lockDuration: tuning.lockDurationMs,
     stalledInterval: tuning.stalledIntervalMs,

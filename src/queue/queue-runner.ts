@@ -262,6 +262,8 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
     const done = new Promise<ChunkJobReturn>((resolve, reject) => {
       settle = { resolve, reject };
     });
+    // The waiter may be rejected (connection lost) while queue.add is still pending: mark it handled now.
+    done.catch(() => undefined);
     waiters.set(jobId, settle);
     try {
       await withTimeout(queue.add(CHUNK_JOB_NAME, task.payload, { jobId }), enqueueTimeoutMs, 'enqueue timed out');

@@ -1,0 +1,213 @@
+/**
+ * The bulk pipeline through the queue, against a real Redis and real worker processes: the output is
+ * byte-identical to the embedded default (piscina pool) for the same file, also when a worker is SIGKILLed
+ * mid-file, when Redis is unreachable at the start, and when Redis dies mid-file (the test owns that Redis).
+ */
+import { hostname } from 'node:os';
+import { Readable, Writable } from 'node:stream';
+import { Queue } from 'bullmq';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runBulk } from '../../src/bulk/pipeline.ts';
+import type { BulkFormat } from '../../src/bulk/pipeline.ts';
+import type { ChunkOutput, ChunkRunner, ChunkTask } from '../../src/bulk/runner.ts';
+import { createPoolRunner } from '../../src/bulk/runners/pool.ts';
+import type { PoolRunner } from '../../src/bulk/runners/pool.ts';
+import type { Config } from '../../src/config.ts';
+import { createQueueRunner } from '../../src/queue/queue-runner.ts';
+import { QUEUE_NAME } from '../../src/queue/settings.ts';
+import { killAll, startWorker } from '../support/processes.ts';
+import { deleteKeys, findRedis, freePort, ownRedis, uniquePrefix } from '../support/redis.ts';
+import type { TestRedis } from '../support/redis.ts';
+import { makeCsv } from './csv-gen.ts';
+import { silentLogger, testConfig } from './helpers.ts';
+
+let redis: TestRedis;
+let pool: PoolRunner;
+const prefixes: { url: string; prefix: string }[] = [];
+const STUDENTS = 3000;
+const csv = makeCsv(STUDENTS, 7);
+const expected: Partial<Record<BulkFormat, string>> = {};
+
+/** Counts the chunks the queue runner had to run locally. */
+function countingFallback(inner: ChunkRunner): ChunkRunner & { calls: number } {
+  const wrapped = {
+    kind: inner.kind,
+    calls: 0,
+    run(task: ChunkTask): Promise<ChunkOutput> {
+      wrapped.calls++;
+      return inner.run(task);
+    },
+    close: async () => undefined,
+  };
+  return wrapped;
+}
+
+async function collect(
+  runner: ChunkRunner,
+  config: Config,
+  format: BulkFormat,
+  onProgress?: (chunks: number) => void,
+): Promise<string> {
+  const parts: Buffer[] = [];
+  const output = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      parts.push(chunk);
+      cb();
+    },
+  });
+  await runBulk({
+    input: Readable.from([Buffer.from(csv)]),
+    output,
+    format,
+    runner,
+    config,
+    onProgress: (p) => onProgress?.(p.chunks),
+  });
+  return Buffer.concat(parts).toString('utf8');
+}
+
+function env(prefix: string, url: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { REDIS_URL: url, BULLMQ_PREFIX: prefix, BULK_CHUNK_STUDENTS: '100', ...extra };
+}
+
+function newPrefix(url: string, name: string): string {
+  const prefix = uniquePrefix(name);
+  prefixes.push({ url, prefix });
+  return prefix;
+}
+
+beforeAll(async () => {
+  redis = await findRedis();
+  pool = createPoolRunner({ threads: 2 });
+  const config = testConfig({ BULK_CHUNK_STUDENTS: '100' });
+  expected.csv = await collect(pool, config, 'csv');
+  expected.ndjson = await collect(pool, config, 'ndjson');
+});
+
+afterEach(async () => {
+  await killAll();
+});
+
+afterAll(async () => {
+  await killAll();
+  await pool?.close();
+  for (const { url, prefix } of prefixes) {
+    const q = new Queue(QUEUE_NAME, {
+      connection: { url, maxRetriesPerRequest: 1, retryStrategy: () => null },
+      prefix,
+    });
+    q.on('error', () => undefined);
+    await q.obliterate({ force: true }).catch(() => undefined);
+    await q.close().catch(() => undefined);
+    await deleteKeys(url, prefix);
+  }
+  await redis?.stop();
+});
+
+describe('bulk pipeline through the queue', () => {
+  it('gives byte-identical CSV and NDJSON to the embedded pool, all chunks run by a worker process', async () => {
+    const prefix = newPrefix(redis.url, 'same');
+    await startWorker(env(prefix, redis.url));
+    const config = testConfig(env(prefix, redis.url));
+    const local = countingFallback(pool);
+    const runner = createQueueRunner({ config, logger: silentLogger, fallback: local });
+    try {
+      expect(await collect(runner.forRequest('csv'), config, 'csv')).toBe(expected.csv);
+      expect(await collect(runner.forRequest('nd'), config, 'ndjson')).toBe(expected.ndjson);
+      expect(local.calls).toBe(0);
+    } finally {
+      await runner.close();
+    }
+  });
+
+  it('completes with identical output when a worker holding a job is SIGKILLed (another worker recovers it)', async () => {
+    const prefix = newPrefix(redis.url, 'kill');
+    const tuning = { QUEUE_LOCK_DURATION_MS: '2000', QUEUE_STALLED_INTERVAL_MS: '1000' };
+    const victim = await startWorker(env(prefix, redis.url, tuning));
+    const survivor = await startWorker(env(prefix, redis.url, tuning));
+    const config = testConfig(env(prefix, redis.url));
+    const local = countingFallback(pool);
+    const runner = createQueueRunner({ config, logger: silentLogger, fallback: local });
+    const queue = new Queue(QUEUE_NAME, { connection: { url: redis.url }, prefix });
+    const victimName = `${hostname()}:${victim.proc.pid}`;
+    let killed = false;
+    // Kill the victim the moment it is seen holding an active job.
+    const hunter = (async () => {
+      while (!killed) {
+        const active = await queue.getActive();
+        if (active.some((j) => j.processedBy === victimName)) {
+          victim.proc.kill('SIGKILL');
+          killed = true;
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    try {
+      const out = await collect(runner.forRequest('kill'), config, 'csv');
+      killed = true;
+      await hunter;
+      expect(await victim.exited).toBe('SIGKILL');
+      expect(out).toBe(expected.csv);
+      // Nothing ran locally: the killed worker's job was recovered by the survivor through the queue.
+      expect(local.calls).toBe(0);
+      expect(survivor.output()).toMatch(/recovered a stalled chunk job/);
+    } finally {
+      killed = true;
+      await runner.close();
+      await queue.close();
+    }
+  });
+
+  it('runs the whole file on the local pool with identical output when Redis is unreachable at the start', async () => {
+    const url = `redis://127.0.0.1:${await freePort()}`;
+    const config = testConfig(env(uniquePrefix('down'), url));
+    const local = countingFallback(pool);
+    const runner = createQueueRunner({ config, logger: silentLogger, fallback: local });
+    try {
+      expect(await collect(runner.forRequest('down'), config, 'csv')).toBe(expected.csv);
+      expect(local.calls).toBe(STUDENTS / 100);
+    } finally {
+      await runner.close();
+    }
+  });
+
+  it('when Redis dies mid-file: completes identically (fallback local) or marks the lost chunks as error rows (fail)', async () => {
+    for (const fallback of ['local', 'fail'] as const) {
+      const own = await ownRedis();
+      const prefix = newPrefix(own.url, `lost-${fallback}`);
+      await startWorker(env(prefix, own.url));
+      const config = testConfig(env(prefix, own.url, { BULK_QUEUE_FALLBACK: fallback }));
+      const local = countingFallback(pool);
+      const runner = createQueueRunner({ config, logger: silentLogger, fallback: local });
+      let stopped: Promise<void> | undefined;
+      try {
+        const out = await collect(runner.forRequest('lost'), config, 'csv', (chunks) => {
+          if (chunks >= 3) stopped ??= own.stop();
+        });
+        await stopped;
+        expect(stopped).toBeDefined();
+        const lines = out.trimEnd().split('\n');
+        expect(lines.length).toBe((expected.csv ?? '').trimEnd().split('\n').length);
+        if (fallback === 'local') {
+          expect(out).toBe(expected.csv);
+          expect(local.calls).toBeGreaterThan(0);
+        } else {
+          expect(local.calls).toBe(0);
+          expect(out).toMatch(/,error,internal_error,/);
+          // Every row is accounted for, in order: the student ids match the embedded output line by line.
+          const ids = (s: string) =>
+            s
+              .trimEnd()
+              .split('\n')
+              .map((l) => l.split(',')[0]);
+          expect(ids(out)).toEqual(ids(expected.csv ?? ''));
+        }
+      } finally {
+        await runner.close();
+        await killAll();
+        await own.stop();
+      }
+    }
+  });
+});

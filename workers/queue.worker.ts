@@ -1,0 +1,100 @@
+/**
+ * The queue worker process (`npm run worker`; needs REDIS_URL): pulls chunk jobs from the BullMQ queue `calc`
+ * (prefix BULLMQ_PREFIX) and runs each on this process's own piscina pool of BULK_THREADS threads, with as many
+ * jobs in flight as threads. Run as many of these as you like, on as many machines as you like.
+ *
+ *  - Start-up: waits for Redis (logging while it does), then checks the Redis version and that
+ *    maxmemory-policy is noeviction; a Redis that may evict keys is refused (exit 1) with a message saying why.
+ *  - SIGTERM / SIGINT: stops taking jobs, lets in-flight jobs finish and store their output, exits 0. A second
+ *    signal exits at once (in-flight jobs are then recovered by other workers as stalled jobs).
+ *  - SIGKILL / crash: the job's lock expires and another worker takes the job (see WorkerTuning, settings.ts).
+ *  - Tuning: QUEUE_LOCK_DURATION_MS, QUEUE_STALLED_INTERVAL_MS, QUEUE_MAX_STALLED_COUNT.
+ */
+import pino from 'pino';
+import { createPoolRunner } from '../src/bulk/runners/pool.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { startChunkWorker } from '../src/queue/chunk-worker.ts';
+import { checkRedisServer, createRedis, producerOptions, redactUrl } from '../src/queue/connection.ts';
+import { loadWorkerTuning } from '../src/queue/settings.ts';
+
+async function main(): Promise<number> {
+  let config;
+  let tuning;
+  try {
+    config = loadConfig(process.env);
+    tuning = loadWorkerTuning(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof Error) {
+      console.error(err.message);
+      return 2;
+    }
+    throw err;
+  }
+  const logger = pino({ level: config.LOG_LEVEL, base: { pid: process.pid, role: 'queue-worker' } });
+  if (!config.REDIS_URL) {
+    logger.fatal('REDIS_URL is not set: the queue worker pulls chunk jobs from Redis and cannot run without it.');
+    return 2;
+  }
+
+  // Wait for Redis, then check it is a Redis we can trust with jobs.
+  const probe = createRedis(config.REDIS_URL, producerOptions({ connectionName: 'sor-worker-check' }));
+  probe.on('error', () => undefined);
+  let check = await checkRedisServer(probe);
+  let waitedLog = 0;
+  while (!check.ok && /unreachable/i.test(check.detail)) {
+    if (Date.now() - waitedLog > 5000) {
+      logger.warn({ redis: redactUrl(config.REDIS_URL), detail: check.detail }, 'worker: waiting for Redis');
+      waitedLog = Date.now();
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    check = await checkRedisServer(probe);
+  }
+  probe.disconnect();
+  if (!check.ok) {
+    logger.fatal({ redis: redactUrl(config.REDIS_URL) }, `worker: refusing to start: ${check.detail}`);
+    return 1;
+  }
+  logger.info({ redisVersion: check.version, maxmemoryPolicy: check.maxmemoryPolicy }, 'worker: Redis checked');
+
+  const pool = createPoolRunner({ threads: config.BULK_THREADS });
+  const worker = startChunkWorker({ config, logger, runner: pool, concurrency: pool.threads, tuning });
+  await worker.ready();
+  logger.info({ threads: pool.threads }, 'worker: ready for chunk jobs');
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        logger.warn({ signal }, 'worker: second signal, exiting now; other workers will recover in-flight jobs');
+        resolve(130);
+        return;
+      }
+      stopping = true;
+      logger.info({ signal }, 'worker: draining in-flight jobs, then exiting');
+      worker
+        .close()
+        .then(() => pool.close())
+        .then(
+          () => resolve(0),
+          (err: unknown) => {
+            logger.error({ err: (err as Error).message }, 'worker: error while stopping');
+            resolve(1);
+          },
+        );
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+    // Piscina threads and sockets are closed; exit even if a stray timer lingers.
+    setTimeout(() => process.exit(code), 200).unref();
+  },
+  (err: unknown) => {
+    console.error('queue worker failed:', err);
+    process.exit(1);
+  },
+);
