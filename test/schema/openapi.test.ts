@@ -1,0 +1,276 @@
+/**
+ * The OpenAPI document: valid OpenAPI 3.1 (checked by an independent validator), complete for the interface,
+ * citing the regulation and every reading of rules.md §9, and every example in it valid against the document's
+ * own JSON schemas (converted back with zod's JSON Schema reader, so the check does not reuse the source zod).
+ */
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { z } from 'zod';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildOpenApiDocument } from '../../src/schema/openapi.ts';
+import { ERROR_CODES } from '../../src/errors.ts';
+import { INVALID_EXAMPLES, WORKED_EXAMPLES } from '../../src/schema/examples.ts';
+import { parseCalculationRequest } from '../../src/schema/request.ts';
+import { CalculationResultSchema } from '../../src/schema/response.ts';
+import { calculate } from '../../src/domain/calculate.ts';
+
+type Json = Record<string, unknown>;
+interface MediaType {
+  schema?: Json;
+  example?: unknown;
+  examples?: Record<string, { value: unknown }>;
+}
+interface Operation {
+  description?: string;
+  requestBody?: { content: Record<string, MediaType> };
+  responses: Record<string, { description: string; content?: Record<string, MediaType>; headers?: Json }>;
+}
+
+const doc = buildOpenApiDocument() as unknown as Json & {
+  openapi: string;
+  info: { version: string; description: string };
+  paths: Record<string, Record<string, Operation>>;
+  components: Json & {
+    schemas: Record<string, Json>;
+    securitySchemes: Record<string, Json>;
+    headers: Record<string, Json>;
+    responses: Record<string, Json>;
+  };
+  security: unknown;
+};
+let resolved: typeof doc;
+
+beforeAll(async () => {
+  const validator = new Validator();
+  const result = await validator.validate(structuredClone(doc) as object);
+  expect(result.errors ?? []).toEqual([]);
+  expect(result.valid).toBe(true);
+  resolved = validator.resolveRefs() as typeof doc;
+});
+
+const op = (path: string, method: string): Operation => {
+  const o = doc.paths[path]?.[method];
+  if (o === undefined) throw new Error(`missing ${method} ${path}`);
+  return o;
+};
+
+describe('OpenAPI 3.1 document', () => {
+  it('passes the OpenAPI 3.1 schema validator', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc) as object);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toMatch(/^3\.1/);
+  });
+
+  it('is version 1.0.0 of OpenAPI 3.1', () => {
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    expect(doc.info.version).toBe('1.0.0');
+  });
+
+  it('has every endpoint and status of the interface, plus 413 (and 406/415 for bulk)', () => {
+    expect(Object.keys(op('/v1/calculate', 'post').responses).sort()).toEqual(
+      ['200', '400', '413', '415', '422', '500'].sort(),
+    );
+    expect(Object.keys(op('/v1/calculate/bulk', 'post').responses)).toEqual(
+      expect.arrayContaining(['200', '400', '406', '413', '415']),
+    );
+    expect(Object.keys(op('/v1/openapi.json', 'get').responses)).toEqual(['200']);
+    expect(op('/v1/calculate', 'post').requestBody?.content).toHaveProperty(['application/json']);
+  });
+
+  it('describes bulk: CSV and multipart (field file) in; CSV and NDJSON out; the CSV columns', () => {
+    const bulk = op('/v1/calculate/bulk', 'post');
+    const content = bulk.requestBody?.content ?? {};
+    expect(Object.keys(content).sort()).toEqual(['multipart/form-data', 'text/csv']);
+    expect(content['multipart/form-data']?.schema).toMatchObject({ properties: { file: {} }, required: ['file'] });
+    expect(Object.keys(bulk.responses['200']?.content ?? {}).sort()).toEqual(['application/x-ndjson', 'text/csv']);
+    for (const column of [
+      'student_id',
+      'term_label',
+      'full_time_credits',
+      'credits_enrolled',
+      'actual_final_credits',
+      'prior_disbursement_sub',
+      'prior_disbursement_unsub',
+      'prior_disbursement_grad_plus',
+      'dependency_status',
+      'degree_level',
+      'grade_level',
+      'academic_year_terms',
+      'cost_of_attendance',
+      'is_legacy_borrower',
+      'plus_denied',
+      'subsidized_amount',
+      'total_limit',
+      'row_status',
+      'error_code',
+      'error_field',
+      'error_message',
+      'equal_sub',
+      'proportional_grad_plus',
+      'adjustment_explanation',
+      'final_term_overdisbursement',
+      'term_warning',
+    ]) {
+      expect(bulk.description).toContain(column);
+    }
+    expect(bulk.description).toContain('406');
+  });
+
+  it('declares bearerAuth (http bearer) without enforcing it', () => {
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(String(doc.components.securitySchemes.bearerAuth?.description)).toMatch(/not enforced/i);
+    // Anonymous access is one of the alternatives: the scheme is optional.
+    expect(doc.security).toEqual([{}, { bearerAuth: [] }]);
+    expect(doc.info.description).toContain('svc_live_');
+    expect(doc.info.description).toContain('svc_test_');
+  });
+
+  it('documents the reserved error codes and rate-limit headers as reserved', () => {
+    expect(doc.components.schemas.ErrorCode).toMatchObject({ enum: [...ERROR_CODES] });
+    expect(ERROR_CODES).toHaveLength(9);
+    for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) {
+      expect(JSON.stringify(doc.components.headers[h])).toMatch(/RESERVED/);
+    }
+    const reserved = JSON.stringify(doc.components.responses);
+    for (const code of ['unauthenticated', 'invalid_token', 'expired_token', 'revoked_token', 'quota_exceeded']) {
+      expect(reserved).toContain(code);
+      expect(doc.info.description).toContain(code);
+    }
+  });
+
+  it('cites the regulation', () => {
+    const text = JSON.stringify(doc);
+    for (const citation of [
+      '34 CFR 685.203(m)',
+      'HEA §455(a)',
+      'Pub. L. 119-21 §81001',
+      '91 FR 23768',
+      'Schedule of Reductions',
+      'Direct Loan Enrollment Intensity',
+    ]) {
+      expect(text).toContain(citation);
+    }
+  });
+
+  // rules.md §9, copied from the spec: each question and the choice made must be stated in the calculate
+  // operation's description.
+  const RULES_9: Array<[string, string]> = [
+    ["Below-half-time credits in the year's sum", 'counted (April 2026 guidance)'],
+    ['Proportional when there is no reduction', 'not offered'],
+    ['Single-term loan period', 'per-term formula on the full annual amount (FSA example 2)'],
+    ['Remainder dollars', 'largest remainder, ties to the earlier term (matches all published examples)'],
+    ['Sub and unsub', 'reduce each separately (FSA example 1, Oracle SFP)'],
+    ['Reduction base', "the student's eligibility (FSA example 3)"],
+    ['Legacy borrowers', "reduced like everyone (the statute's exception list omits this paragraph)"],
+    ['What `total_limit` covers', 'Sub + Unsub + Grad PLUS, as (m)(2) says; a warning when it squeezes Grad PLUS'],
+    ['Proportional with one eligible term', 'not offered: identical to equal'],
+    ['What closes a term', 'a payment; final credits alone only replace the credits'],
+    ['Parent PLUS', 'never reduced, not in scope'],
+    ['Non-term and clock-hour programs', 'out of scope'],
+  ];
+
+  it.each(RULES_9)('states the §9 reading: %s', (question, choice) => {
+    const description = op('/v1/calculate', 'post').description ?? '';
+    const row = description.split('\n').find((line) => line.startsWith(`| ${question} |`));
+    expect(row, question).toBeDefined();
+    expect(row).toContain(choice);
+  });
+
+  it('states the rounding rules', () => {
+    const description = op('/v1/calculate', 'post').description ?? '';
+    expect(description).toMatch(/half up to a whole percent/);
+    expect(description).toMatch(/half up to a whole dollar/);
+    expect(description).toMatch(/largest remainder/i);
+    expect(description).toMatch(/ties to the earlier term/);
+  });
+
+  it('carries every worked example as a request and a 200 example, and every invalid one as a 422 example', () => {
+    const calc = op('/v1/calculate', 'post');
+    const reqExamples = calc.requestBody?.content['application/json']?.examples ?? {};
+    const okExamples = calc.responses['200']?.content?.['application/json']?.examples ?? {};
+    const badExamples = calc.responses['422']?.content?.['application/json']?.examples ?? {};
+    for (const ex of WORKED_EXAMPLES) {
+      expect(reqExamples[ex.id]?.value).toEqual(ex.request);
+      // Every published figure is the example's.
+      expect(okExamples[ex.id]?.value).toMatchObject(ex.expected);
+    }
+    for (const inv of INVALID_EXAMPLES) {
+      const value = badExamples[inv.id]?.value as { field_errors: { field: string }[] };
+      expect(value.field_errors.map((f) => f.field)).toEqual(expect.arrayContaining(inv.expected_field_paths));
+    }
+  });
+
+  it('the 200 examples are exactly what the service answers (figures and wording)', () => {
+    const okExamples = op('/v1/calculate', 'post').responses['200']?.content?.['application/json']?.examples ?? {};
+    for (const ex of WORKED_EXAMPLES) {
+      const parsed = parseCalculationRequest(ex.request);
+      expect(parsed.ok).toBe(true);
+      if (!parsed.ok) continue;
+      expect(JSON.stringify(okExamples[ex.id]?.value)).toBe(JSON.stringify(calculate(parsed.value)));
+    }
+  });
+
+  it('every example validates against its schema in the document', () => {
+    let checked = 0;
+    const check = (schema: Json | undefined, value: unknown, where: string) => {
+      expect(schema, where).toBeDefined();
+      const validator = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+      const result = validator.safeParse(value);
+      expect(result.success, `${where}: ${JSON.stringify(result.error?.issues)}`).toBe(true);
+      checked++;
+    };
+    for (const [path, item] of Object.entries(resolved.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const [status, response] of Object.entries(operation.responses ?? {})) {
+          for (const [type, media] of Object.entries(response.content ?? {})) {
+            for (const [name, example] of Object.entries(media.examples ?? {})) {
+              check(media.schema, example.value, `${method} ${path} ${status} ${type} ${name}`);
+            }
+            if (media.example !== undefined) check(media.schema, media.example, `${method} ${path} ${status}`);
+          }
+        }
+        for (const [type, media] of Object.entries(operation.requestBody?.content ?? {})) {
+          for (const [name, example] of Object.entries(media.examples ?? {})) {
+            // Examples of rejected requests are deliberately invalid.
+            if (INVALID_EXAMPLES.some((e) => e.id === name)) continue;
+            check(media.schema, example.value, `${method} ${path} request ${type} ${name}`);
+          }
+          if (media.example !== undefined) check(media.schema, media.example, `${method} ${path} request ${type}`);
+        }
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(WORKED_EXAMPLES.length * 2 + INVALID_EXAMPLES.length);
+  });
+
+  it("the document's result schema rejects what the interface forbids (the check above can fail)", () => {
+    const calc = resolved.paths['/v1/calculate']?.post;
+    const schema = calc?.responses['200']?.content?.['application/json']?.schema;
+    const validator = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+    const parsed = parseCalculationRequest(WORKED_EXAMPLES[0]!.request);
+    if (!parsed.ok) throw new Error('example 0 must be valid');
+    const good = calculate(parsed.value);
+    expect(validator.safeParse(good).success).toBe(true);
+    expect(CalculationResultSchema.safeParse(good).success).toBe(true);
+    expect(validator.safeParse({ ...good, extra: 1 }).success).toBe(false);
+    expect(validator.safeParse({ ...good, reduced_annual_pct: 63.5 }).success).toBe(false);
+    const { warnings: _w, ...missing } = good;
+    expect(validator.safeParse(missing).success).toBe(false);
+  });
+
+  it('accepts extra paths through the extension point and refuses to redefine one', () => {
+    const extended = buildOpenApiDocument({
+      paths: {
+        '/v1/extra': {
+          get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: z.string() } } } } },
+        },
+      },
+    }) as unknown as { paths: Record<string, unknown> };
+    expect(extended.paths).toHaveProperty(['/v1/extra']);
+    expect(() => buildOpenApiDocument({ paths: { '/v1/calculate': {} } })).toThrow(/already defined/);
+  });
+
+  it('states the configured body limit', () => {
+    const d = buildOpenApiDocument({ limits: { maxBodyBytes: 2048 } }) as unknown as typeof doc;
+    expect(d.paths['/v1/calculate']?.post?.description).toContain('2,048 bytes');
+  });
+});
