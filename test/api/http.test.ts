@@ -374,7 +374,7 @@ describe('routes', () => {
     ] as const) {
       const res = await fetch(srv.base + path, { method });
       expect(res.status).toBe(404);
-      const json = await res.json();
+      const json = (await res.json()) as { code: string };
       expect(ExtendedErrorSchema.safeParse(json).success).toBe(true);
       expect(json.code).toBe('not_found');
     }
@@ -392,7 +392,7 @@ describe('routes', () => {
       const res = await fetch(srv.base + path, { method });
       expect(res.status, `${method} ${path}`).toBe(405);
       expect(res.headers.get('allow')).toContain(allow);
-      const json = await res.json();
+      const json = (await res.json()) as { code: string };
       expect(ExtendedErrorSchema.safeParse(json).success).toBe(true);
       expect(json.code).toBe('method_not_allowed');
     }
@@ -408,7 +408,7 @@ describe('routes', () => {
     const res = await fetch(`${srv.base}/v1/openapi.json`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    const doc = await res.json();
+    const doc = (await res.json()) as { info: { version: string }; openapi: string };
     expect(doc.info.version).toBe('1.0.0');
     expect(doc.openapi).toMatch(/^3\.1\./);
   });
@@ -439,11 +439,11 @@ describe('health and readiness', () => {
     try {
       const ok = await fetch(`${s.base}/readyz`);
       expect(ok.status).toBe(200);
-      expect((await ok.json()).status).toBe('ok');
+      expect(((await ok.json()) as { status: string }).status).toBe('ok');
       healthy = false;
       const down = await fetch(`${s.base}/readyz`);
       expect(down.status).toBe(503);
-      const json = await down.json();
+      const json = (await down.json()) as { status: string; checks: unknown[] };
       expect(json.status).toBe('unavailable');
       expect(json.checks).toEqual([
         { name: 'always', ok: true },

@@ -41,7 +41,7 @@ let resolved: typeof doc;
 
 beforeAll(async () => {
   const validator = new Validator();
-  const result = await validator.validate(structuredClone(doc) as object);
+  const result = await validator.validate(structuredClone(doc) as Record<string, unknown>);
   expect(result.errors ?? []).toEqual([]);
   expect(result.valid).toBe(true);
   resolved = validator.resolveRefs() as typeof doc;
@@ -56,7 +56,7 @@ const op = (path: string, method: string): Operation => {
 describe('OpenAPI 3.1 document', () => {
   it('passes the OpenAPI 3.1 schema validator', async () => {
     const validator = new Validator();
-    const result = await validator.validate(structuredClone(doc) as object);
+    const result = await validator.validate(structuredClone(doc) as Record<string, unknown>);
     expect(result.valid).toBe(true);
     expect(validator.version).toMatch(/^3\.1/);
   });
