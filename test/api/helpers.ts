@@ -9,22 +9,13 @@ import { pino } from 'pino';
 import { loadConfig } from '../../src/config.ts';
 import { createApp, type AppExtras } from '../../src/api/app.ts';
 import type { AppContext, ReadinessCheck } from '../../src/api/context.ts';
-import type { ChunkRunner, ChunkTask } from '../../src/bulk/runner.ts';
-import { processChunkPayload } from '../../src/bulk/process-chunk.ts';
+import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 
 export interface TestServer {
   base: string;
   logs: string[];
   server: Server;
   close(): Promise<void>;
-}
-
-function inlineRunner(): ChunkRunner {
-  return {
-    kind: 'inline',
-    run: async (task: ChunkTask) => ({ index: task.index, ...processChunkPayload(task.payload) }),
-    close: async () => {},
-  };
 }
 
 export async function startTestServer(
@@ -35,7 +26,7 @@ export async function startTestServer(
   const ctx: AppContext = {
     config: loadConfig({ LOG_LEVEL: 'info', MAX_BODY_BYTES: '1048576', ...options.env }),
     logger,
-    runners: { small: inlineRunner(), large: inlineRunner() },
+    runners: { small: createInlineRunner(), large: createInlineRunner() },
     readiness: options.readiness ?? [],
   };
   const app = createApp(ctx, options.extra);
