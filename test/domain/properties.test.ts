@@ -1,0 +1,289 @@
+/**
+ * Property-based tests (fast-check) over generated valid inputs: 1–4 terms, credits 0–30 with up to 2
+ * decimals, full time 1–20 with up to 1 decimal, money 0–100,000 with cents, every student kind.
+ */
+
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { calculate } from '../../src/domain/calculate.ts';
+import { Dec } from '../../src/domain/decimal.ts';
+import { splitByWeights, splitEqual } from '../../src/domain/split.ts';
+import type { CalculationInput, CalculationResult, TermInput } from '../../src/domain/types.ts';
+
+const RUNS = { numRuns: 400 };
+
+/** Canonical decimal string of `units / 10^places` (units ≥ 0), built without floating point. */
+function scaled(units: number, places: number): string {
+  if (places === 0) return String(units);
+  const text = String(units).padStart(places + 1, '0');
+  const whole = text.slice(0, -places);
+  const fraction = text.slice(-places).replace(/0+$/, '');
+  return fraction === '' ? whole : `${whole}.${fraction}`;
+}
+
+const credits = fc.integer({ min: 0, max: 3000 }).map((n) => scaled(n, 2)); // 0–30, 2 decimals
+const fullTime = fc.integer({ min: 10, max: 200 }).map((n) => scaled(n, 1)); // 1–20, 1 decimal
+const money = fc.integer({ min: 0, max: 10_000_000 }).map((n) => scaled(n, 2)); // $0–$100,000.00
+const smallMoney = fc.integer({ min: 0, max: 400_000 }).map((n) => scaled(n, 2)); // $0–$4,000.00
+const positiveMoney = fc.integer({ min: 1, max: 10_000_000 }).map((n) => scaled(n, 2));
+const prior = fc.option(fc.oneof(fc.constant('0'), smallMoney, money), { nil: null, freq: 2 });
+
+const termArb: fc.Arbitrary<TermInput> = fc.record({
+  label: fc.constantFrom('Fall', 'Winter', 'Spring', 'Summer', 'Term "x"'),
+  full_time_credits: fullTime,
+  credits_enrolled: credits,
+  actual_final_credits: fc.option(credits, { nil: null, freq: 2 }),
+  prior_disbursement_sub: prior,
+  prior_disbursement_unsub: prior,
+  prior_disbursement_grad_plus: prior,
+});
+
+const inputArb: fc.Arbitrary<CalculationInput> = fc
+  .record({
+    dependency_status: fc.constantFrom('dependent' as const, 'independent' as const),
+    degree_level: fc.constantFrom('undergraduate' as const, 'graduate' as const, 'professional' as const),
+    grade: fc.constantFrom('first_year' as const, 'second_year' as const, 'third_year_and_beyond' as const),
+    gradeForGraduate: fc.boolean(),
+    academicYearExtra: fc.option(fc.integer({ min: 0, max: 3 }), { nil: null }),
+    cost_of_attendance: fc.option(money, { nil: null }),
+    is_legacy_borrower: fc.boolean(),
+    plus_denied: fc.boolean(),
+    subsidized_amount: fc.oneof(money, smallMoney),
+    total_limit: fc.option(positiveMoney, { nil: null }),
+    terms: fc.array(termArb, { minLength: 1, maxLength: 4 }),
+  })
+  .map((r) => {
+    const n = r.terms.length;
+    const academicYearTerms = r.academicYearExtra === null ? null : Math.min(4, Math.max(2, n + r.academicYearExtra));
+    return {
+      dependency_status: r.dependency_status,
+      degree_level: r.degree_level,
+      grade_level: r.degree_level === 'undergraduate' || r.gradeForGraduate ? r.grade : null,
+      academic_year_terms: academicYearTerms !== null && academicYearTerms >= n ? academicYearTerms : null,
+      cost_of_attendance: r.cost_of_attendance,
+      is_legacy_borrower: r.is_legacy_borrower,
+      plus_denied: r.plus_denied,
+      subsidized_amount: r.subsidized_amount,
+      total_limit: r.total_limit,
+      terms: r.terms,
+    };
+  });
+
+const LOANS = ['subsidized', 'unsubsidized', 'grad_plus'] as const;
+const ANNUAL = {
+  subsidized: 'annual_basic_eligibility_sub',
+  unsubsidized: 'annual_basic_eligibility_unsub',
+  grad_plus: 'annual_basic_eligibility_grad_plus',
+} as const;
+const ADJUSTMENT = {
+  subsidized: 'adjustment_sub',
+  unsubsidized: 'adjustment_unsub',
+  grad_plus: 'adjustment_grad_plus',
+} as const;
+const PRIOR = {
+  subsidized: 'prior_disbursement_sub',
+  unsubsidized: 'prior_disbursement_unsub',
+  grad_plus: 'prior_disbursement_grad_plus',
+} as const;
+
+const roundedPrior = (value: string | null) =>
+  value === null ? 0 : new Dec(value).toDecimalPlaces(0, Dec.ROUND_HALF_UP).toNumber();
+const isClosed = (t: TermInput) => LOANS.some((l) => roundedPrior(t[PRIOR[l]]) > 0);
+const eligible = (creditsValue: string, ft: string) => new Dec(creditsValue).times(2).gte(new Dec(ft));
+const withoutFinalCredits = (input: CalculationInput): CalculationInput => ({
+  ...input,
+  terms: input.terms.map((t) => ({ ...t, actual_final_credits: null })),
+});
+
+describe('properties of the split', () => {
+  it('weighted parts sum exactly to the amount, are never negative and are within a dollar of the exact share', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 100_000_000 }),
+        fc.array(fc.integer({ min: 1, max: 3000 }), { minLength: 1, maxLength: 4 }),
+        (amount, weightUnits) => {
+          const weights = weightUnits.map((w) => new Dec(scaled(w, 2)));
+          const total = weights.reduce((a, w) => a.plus(w), new Dec(0));
+          const parts = splitByWeights(new Dec(amount), weights);
+          expect(parts.reduce((a, p) => a.plus(p), new Dec(0)).toNumber()).toBe(amount);
+          parts.forEach((p, i) => {
+            expect(p.isInteger() && !p.isNegative()).toBe(true);
+            // |part − amount × w ÷ Σw| < 1, i.e. |part × Σw − amount × w| < Σw
+            expect(p.times(total).minus(weights[i]!.times(amount)).abs().lt(total)).toBe(true);
+          });
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it('equal parts sum exactly, differ by at most a dollar and put the odd dollars first', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 100_000_000 }), fc.integer({ min: 1, max: 4 }), (amount, count) => {
+        const parts = splitEqual(new Dec(amount), count).map((p) => p.toNumber());
+        expect(parts.reduce((a, b) => a + b, 0)).toBe(amount);
+        expect(Math.max(...parts) - Math.min(...parts)).toBeLessThanOrEqual(1);
+        expect([...parts].sort((a, b) => b - a)).toEqual(parts);
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe('properties of calculate()', () => {
+  it('never throws for a valid input and is deterministic (same input → deep-equal output)', () => {
+    fc.assert(
+      fc.property(inputArb, (input) => {
+        const first = calculate(input);
+        const second = calculate(structuredClone(input));
+        expect(second).toEqual(first);
+        expect(JSON.stringify(second)).toBe(JSON.stringify(first));
+      }),
+      RUNS,
+    );
+  });
+
+  it('percentages are whole numbers within 0–100; dollars are integers; shape rules hold', () => {
+    fc.assert(
+      fc.property(inputArb, (input) => {
+        const r = calculate(input);
+        const percents = [
+          r.reduced_annual_pct,
+          ...r.terms.flatMap((t) => [t.enrollment_intensity_pct, t.disbursement_pct]),
+        ];
+        for (const p of percents) {
+          expect(Number.isInteger(p)).toBe(true);
+          expect(p).toBeGreaterThanOrEqual(0);
+          expect(p).toBeLessThanOrEqual(100);
+        }
+        r.terms.forEach((t, i) => {
+          expect(t.proportional === null).toBe(!r.show_both_options);
+          for (const l of LOANS) {
+            expect(Number.isInteger(t.equal[l]) && t.equal[l] >= 0).toBe(true);
+            if (t.proportional !== null)
+              expect(Number.isInteger(t.proportional[l]) && t.proportional[l] >= 0).toBe(true);
+          }
+          if (t.final_term_overdisbursement) expect(i).toBe(r.terms.length - 1);
+          expect(t.adjustment_explanation === '').toBe(t.adjustment_source_index === null);
+        });
+      }),
+      RUNS,
+    );
+  });
+
+  it('equal and proportional totals agree, and each total is the sum over the terms', () => {
+    fc.assert(
+      fc.property(inputArb, (input) => {
+        const r = calculate(input);
+        expect(r.total_proportional).toEqual(r.total_equal);
+        for (const l of LOANS) {
+          expect(r.terms.reduce((a, t) => a + t.equal[l], 0)).toBe(r.total_equal[l]);
+          if (r.show_both_options)
+            expect(r.terms.reduce((a, t) => a + t.proportional![l], 0)).toBe(r.total_proportional[l]);
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it('totals are the annual amount, unless over-disbursed (then the payments) or nothing is left to pay into', () => {
+    fc.assert(
+      fc.property(inputArb, (input) => {
+        const r = calculate(input);
+        const openEligible = input.terms.some(
+          (t) => !isClosed(t) && eligible(t.actual_final_credits ?? t.credits_enrolled, t.full_time_credits),
+        );
+        for (const l of LOANS) {
+          const paid = input.terms.reduce((a, t) => a + roundedPrior(t[PRIOR[l]]), 0);
+          const annual = r[ANNUAL[l]];
+          const expected = paid > annual || !openEligible ? paid : annual;
+          expect(r.total_equal[l]).toBe(expected);
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it('closed terms keep exactly their (rounded) payments in both options', () => {
+    fc.assert(
+      fc.property(inputArb, (input) => {
+        const r = calculate(input);
+        input.terms.forEach((t, i) => {
+          if (!isClosed(t)) return;
+          const kept = { subsidized: 0, unsubsidized: 0, grad_plus: 0 };
+          for (const l of LOANS) kept[l] = roundedPrior(t[PRIOR[l]]);
+          expect(r.terms[i]!.equal).toEqual(kept);
+          if (r.terms[i]!.proportional !== null) expect(r.terms[i]!.proportional).toEqual(kept);
+          expect([r.terms[i]!.adjustment_sub, r.terms[i]!.adjustment_source_index]).toEqual([0, null]);
+        });
+      }),
+      RUNS,
+    );
+  });
+
+  it('decimal strings are equivalent however they are written ("10.5", "10.50", "10.500000")', () => {
+    const padded = (value: string, zeros: number) => (value.includes('.') ? value : `${value}.`) + '0'.repeat(zeros);
+    const pad = (value: string | null, zeros: number) => (value === null ? null : padded(value, zeros));
+    fc.assert(
+      fc.property(inputArb, fc.integer({ min: 1, max: 4 }), (input, zeros) => {
+        const variant: CalculationInput = {
+          ...input,
+          cost_of_attendance: pad(input.cost_of_attendance, zeros),
+          subsidized_amount: padded(input.subsidized_amount, zeros),
+          total_limit: pad(input.total_limit, zeros),
+          terms: input.terms.map((t) => ({
+            label: t.label,
+            full_time_credits: padded(t.full_time_credits, zeros),
+            credits_enrolled: padded(t.credits_enrolled, zeros),
+            actual_final_credits: pad(t.actual_final_credits, zeros),
+            prior_disbursement_sub: pad(t.prior_disbursement_sub, zeros),
+            prior_disbursement_unsub: pad(t.prior_disbursement_unsub, zeros),
+            prior_disbursement_grad_plus: pad(t.prior_disbursement_grad_plus, zeros),
+          })),
+        };
+        expect(calculate(variant)).toEqual(calculate(input));
+      }),
+      RUNS,
+    );
+  });
+
+  it('adjustments are equal(revision) − equal(baseline) on open terms, and add up to the annual change', () => {
+    fc.assert(
+      fc.property(inputArb, (input) => {
+        const revision: CalculationResult = calculate(input);
+        const baseline = calculate(withoutFinalCredits(input));
+        input.terms.forEach((t, j) => {
+          if (isClosed(t)) return;
+          for (const l of LOANS) {
+            expect(revision.terms[j]![ADJUSTMENT[l]]).toBe(revision.terms[j]!.equal[l] - baseline.terms[j]!.equal[l]);
+          }
+        });
+        const openEligibleIn = (creditsOf: (t: TermInput) => string) =>
+          input.terms.some((t) => !isClosed(t) && eligible(creditsOf(t), t.full_time_credits));
+        const bothOpen =
+          openEligibleIn((t) => t.actual_final_credits ?? t.credits_enrolled) &&
+          openEligibleIn((t) => t.credits_enrolled);
+        for (const l of LOANS) {
+          const paid = input.terms.reduce((a, t) => a + roundedPrior(t[PRIOR[l]]), 0);
+          if (!bothOpen || revision[ANNUAL[l]] < paid || baseline[ANNUAL[l]] < paid) continue;
+          const sum = revision.terms.reduce((a, t) => a + t[ADJUSTMENT[l]], 0);
+          expect(sum).toBe(revision[ANNUAL[l]] - baseline[ANNUAL[l]]);
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it('without final credits there is nothing to adjust', () => {
+    fc.assert(
+      fc.property(inputArb, (input) => {
+        const r = calculate(withoutFinalCredits(input));
+        for (const t of r.terms) {
+          expect([t.adjustment_sub, t.adjustment_unsub, t.adjustment_grad_plus]).toEqual([0, 0, 0]);
+          expect(t.adjustment_source_index).toBeNull();
+        }
+      }),
+      RUNS,
+    );
+  });
+});
