@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
+import type { BulkProgress, BulkSummary, RunBulkOptions, RunnerChoice } from '../bulk/pipeline.ts';
 import type { ChunkRunner } from '../bulk/runner.ts';
 import { CsvRecordReader } from '../bulk/csv-reader.ts';
 import type { CsvRecord } from '../bulk/csv-reader.ts';
@@ -35,30 +36,15 @@ const LEASE_MS = 60_000;
 /** Progress is written to the store at most this often. */
 const PROGRESS_EVERY_MS = 500;
 
-export interface BulkProgressLike {
-  students?: number;
-  studentsDone?: number;
-  rows?: number;
-  rowsDone?: number;
-}
-
-/** The bulk pipeline, as the BULK module exports it (src/bulk/pipeline.ts runBulk). */
-export type RunBulkFn = (args: {
-  input: Readable;
-  output: Writable;
-  format: ResultFormat;
-  runner: ChunkRunner;
-  config: Config;
-  onProgress?: (progress: BulkProgressLike) => void;
-  signal?: AbortSignal;
-}) => Promise<unknown>;
+/** The bulk pipeline (src/bulk/pipeline.ts runBulk), injected so tests and the CLI can supply their own. */
+export type RunBulkFn = (options: RunBulkOptions) => Promise<BulkSummary>;
 
 export interface AsyncJobsOptions {
   config: Config;
   logger: Logger;
   store: JobStore;
-  /** The runner for one job (the queue runner bound to the job id, or the local pool). */
-  runnerFor: (jobId: string) => ChunkRunner;
+  /** The runners for one job: inline for small files, the queue (bound to the job id) or the pool for large. */
+  runnerFor: (jobId: string) => ChunkRunner | RunnerChoice;
   runBulk: RunBulkFn;
   /** Where uploads are spooled; default `${os.tmpdir()}/sor-jobs`. */
   spoolDir?: string;
@@ -167,7 +153,7 @@ export class AsyncJobs {
   readonly store: JobStore;
   readonly #config: Config;
   readonly #logger: Logger;
-  readonly #runnerFor: (jobId: string) => ChunkRunner;
+  readonly #runnerFor: (jobId: string) => ChunkRunner | RunnerChoice;
   readonly #runBulk: RunBulkFn;
   readonly #spoolDir: string;
   readonly #mapError: ErrorMapper;
@@ -289,7 +275,12 @@ export class AsyncJobs {
 
   async #count(id: string, path: string): Promise<void> {
     const total = await countStudents(path);
-    if (total !== null) await this.#update(id, { students_total: total });
+    if (total === null) return;
+    // The final count comes from the pipeline itself; never overwrite it with this estimate.
+    const current = await this.store.get(id).catch(() => undefined);
+    if (current && (current.status === 'queued' || current.status === 'running')) {
+      await this.#update(id, { students_total: total });
+    }
   }
 
   async #update(id: string, patch: JobPatch): Promise<void> {
@@ -331,9 +322,9 @@ export class AsyncJobs {
     let students = 0;
     let rows = 0;
     let lastWrite = 0;
-    const onProgress = (p: BulkProgressLike) => {
-      students = p.studentsDone ?? p.students ?? students;
-      rows = p.rowsDone ?? p.rows ?? rows;
+    const onProgress = (p: BulkProgress) => {
+      students = p.students;
+      rows = p.rows;
       const now = Date.now();
       if (now - lastWrite >= PROGRESS_EVERY_MS) {
         lastWrite = now;
@@ -342,15 +333,18 @@ export class AsyncJobs {
     };
     const sink = new ResultSink(this.store, id);
     try {
-      await this.#runBulk({
+      const summary = await this.#runBulk({
         input: createReadStream(path, { highWaterMark: 256 * 1024 }),
         output: sink,
         format: record.format,
         runner: this.#runnerFor(id),
         config: this.#config,
+        limits: { maxBytes: this.#config.BULK_MAX_BYTES, maxRows: this.#config.BULK_MAX_ROWS },
         onProgress,
         signal,
       });
+      students = summary.students;
+      rows = summary.rows;
       if (!sink.writableFinished) {
         await new Promise<void>((resolve, reject) => {
           if (sink.writableEnded) sink.once('finish', resolve);
@@ -358,17 +352,15 @@ export class AsyncJobs {
           sink.once('error', reject);
         });
       }
-      const final = await this.store.get(id);
-      const total = Math.max(students, final?.students_total ?? 0);
       await this.store.update(id, {
         status: 'completed',
         finished_at: new Date().toISOString(),
-        students_done: total,
-        students_total: total,
+        students_done: students,
+        students_total: students,
         rows_done: rows,
       });
       metrics.jobTransitions.inc({ status: 'completed' });
-      log.info({ students: total, rows }, 'async job completed');
+      log.info({ students, rows }, 'async job completed');
     } catch (err) {
       sink.destroy();
       const error = signal.aborted
