@@ -120,10 +120,7 @@ export function readHeader(cells: readonly string[]): CsvLayout {
     if (name === '') {
       errors.push({ field: `column ${i + 1}`, message: 'has no name in the header row' });
     } else if (!KNOWN.has(name)) {
-      errors.push({
-        field: raw,
-        message: `is not a column of the bulk CSV layout v1 (allowed: ${INPUT_COLUMNS.join(', ')})`,
-      });
+      errors.push({ field: raw, message: 'is not a column of the bulk CSV layout v1' });
     } else if (col[name as InputColumn] !== -1) {
       errors.push({ field: name, message: 'appears more than once in the header row' });
     } else {
@@ -136,10 +133,13 @@ export function readHeader(cells: readonly string[]): CsvLayout {
   if (errors.length > 0) {
     const first = errors[0]!;
     const more = errors.length > 1 ? ` (and ${errors.length - 1} more header problem(s))` : '';
+    const allowed = errors.some((e) => e.message.startsWith('is not a column'))
+      ? ` The columns are: ${INPUT_COLUMNS.join(', ')}.`
+      : '';
     throw new AppError(
       'validation_error',
       400,
-      `The CSV header is invalid: column ${quoteName(first.field)} ${first.message}${more}.`,
+      `The CSV header is invalid: column ${quoteName(first.field)} ${first.message}${more}.${allowed}`,
       errors,
     );
   }

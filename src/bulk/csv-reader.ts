@@ -336,7 +336,7 @@ export class CsvRecordReader {
     out.push({
       line: this.line,
       cells: lenientSplit(buf.slice(start, contentEnd)),
-      error: `malformed CSV on line ${this.line}: ${why}; this line was not processed and reading resumed on the next line`,
+      error: `malformed CSV: ${why}; this line was not processed and reading resumed on the next line`,
     });
     this.line++;
     return nl === -1 ? buf.length : nl + 1;
@@ -348,7 +348,7 @@ export class CsvRecordReader {
     out.push({
       line: this.line,
       cells,
-      error: `malformed CSV on line ${this.line}: the line is longer than ${this.maxRecordChars} characters; it was not processed`,
+      error: `malformed CSV: the line is longer than ${this.maxRecordChars} characters; it was not processed`,
     });
   }
 }

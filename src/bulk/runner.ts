@@ -38,6 +38,11 @@ export interface ChunkRunner {
    * retries); bad student data never rejects: it becomes error rows inside `text`.
    */
   run(task: ChunkTask): Promise<ChunkOutput>;
+  /**
+   * Optional: a runner bound to one bulk request (the queue runner derives its job ids from it). The HTTP route
+   * and the job service call it once per file when present; closing the bound runner does not close this one.
+   */
+  forRequest?(requestId: string): ChunkRunner;
   /** Releases threads, connections and timers. Idempotent. */
   close(): Promise<void>;
 }

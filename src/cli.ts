@@ -1,0 +1,330 @@
+#!/usr/bin/env node
+/**
+ * sor: the command-line door to the same engine (architecture.md "one engine, three doors").
+ *
+ *   sor bulk IN.csv [-o OUT] [--format csv|ndjson] [--threads N]     (`-` = stdin / stdout)
+ *   sor calculate REQUEST.json                                       (`-` = stdin)
+ *
+ * `bulk` runs the HTTP endpoint's pipeline and runners (inline up to BULK_SYNC_MAX_ROWS rows, else the piscina
+ * pool), so the output is byte-identical to POST /v1/calculate/bulk for the same file. Progress goes to stderr:
+ * a live bar (rows, students/s, ETA) on a terminal, a plain line every few seconds otherwise. OUT is written to a
+ * temporary file and renamed at the end, so a failed run never leaves a file that looks complete.
+ *
+ * Exit status: 0 every row ok; 2 some rows are error rows (bulk) or the request is invalid (calculate), with a
+ * summary line; 1 the run failed (unreadable input, bad header, bad arguments).
+ * Environment: the service's BULK_* variables (src/config.ts) apply; --threads overrides BULK_THREADS.
+ */
+import {
+  createReadStream,
+  createWriteStream,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+} from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import type { Readable, Writable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { loadConfig, type Config } from './config.ts';
+import { AppError } from './errors.ts';
+import { calculate } from './domain/calculate.ts';
+import { parseCalculationRequest } from './schema/request.ts';
+import { runBulk, type BulkFormat, type BulkProgress } from './bulk/pipeline.ts';
+import { createInlineRunner } from './bulk/runners/inline.ts';
+import { createPoolRunner, type PoolRunner } from './bulk/runners/pool.ts';
+import type { ChunkRunner } from './bulk/runner.ts';
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_ROW_ERRORS = 2;
+
+const USAGE = `Usage:
+  sor bulk IN.csv [-o OUT] [--format csv|ndjson] [--threads N]
+      Calculates every student of a bulk CSV file (layout: README, "Bulk CSV layout").
+      IN or OUT "-" means stdin or stdout (OUT defaults to stdout).
+      --format   csv (default): every input row with its results; ndjson: one BulkResult per student
+      --threads  worker threads for large files (default: BULK_THREADS, the number of cores)
+  sor calculate REQUEST.json
+      Calculates one student from a CalculationRequest JSON file ("-" for stdin) and prints the result.
+
+Exit status: 0 all rows ok, 2 some rows are errors (or the request is invalid), 1 failure.
+`;
+
+/** Where the CLI writes: injectable for tests. */
+export interface CliIo {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable & { isTTY?: boolean; columns?: number };
+  env: Record<string, string | undefined>;
+}
+
+class UsageError extends Error {}
+
+function formatInt(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return '--:--';
+  const s = Math.round(seconds);
+  const m = Math.floor(s / 60);
+  const h = Math.floor(m / 60);
+  const mm = String(m % 60).padStart(2, '0');
+  const ss = String(s % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${mm}:${ss}` : `${m}:${ss}`;
+}
+
+/** Progress on stderr: a redrawn bar on a terminal, a plain line every `everyMs` otherwise. */
+export class ProgressReporter {
+  private readonly out: CliIo['stderr'];
+  private readonly totalBytes: number | undefined;
+  private readonly tty: boolean;
+  private readonly everyMs: number;
+  private readonly started = performance.now();
+  private last = 0;
+  private drawn = false;
+  private latest: BulkProgress = { bytes: 0, rows: 0, errorRows: 0, students: 0, chunks: 0 };
+
+  constructor(out: CliIo['stderr'], totalBytes: number | undefined, everyMs?: number) {
+    this.out = out;
+    this.totalBytes = totalBytes;
+    this.tty = out.isTTY === true;
+    this.everyMs = everyMs ?? (this.tty ? 100 : 5000);
+  }
+
+  update(p: BulkProgress): void {
+    this.latest = p;
+    const now = performance.now();
+    if (now - this.last < this.everyMs) return;
+    this.last = now;
+    this.draw(now);
+  }
+
+  private describe(now: number): { text: string; fraction: number | undefined } {
+    const p = this.latest;
+    const seconds = (now - this.started) / 1000;
+    const rate = seconds > 0 ? p.students / seconds : 0;
+    const fraction =
+      this.totalBytes !== undefined && this.totalBytes > 0 ? Math.min(1, p.bytes / this.totalBytes) : undefined;
+    let text = `${formatInt(p.rows)} rows, ${formatInt(p.students)} students, ${formatInt(rate)} students/s`;
+    if (p.errorRows > 0) text += `, ${formatInt(p.errorRows)} error rows`;
+    if (fraction !== undefined) {
+      const byteRate = seconds > 0 ? p.bytes / seconds : 0;
+      const eta = byteRate > 0 ? (this.totalBytes! - p.bytes) / byteRate : Number.NaN;
+      text = `${Math.floor(fraction * 100)}% ${text}, ETA ${formatDuration(eta)}`;
+    }
+    return { text, fraction };
+  }
+
+  private draw(now: number): void {
+    const { text, fraction } = this.describe(now);
+    if (!this.tty) {
+      this.out.write(`sor: ${text}\n`);
+      return;
+    }
+    const width = 24;
+    const bar =
+      fraction === undefined
+        ? ''
+        : `[${'#'.repeat(Math.round(fraction * width))}${'-'.repeat(width - Math.round(fraction * width))}] `;
+    this.out.write(`\r\x1b[K${bar}${text}`);
+    this.drawn = true;
+  }
+
+  /** Clears the bar (terminal) before the summary line. */
+  finish(): void {
+    if (this.drawn) this.out.write('\r\x1b[K');
+    this.drawn = false;
+  }
+}
+
+function openInput(path: string, io: CliIo): { input: Readable; size: number | undefined } {
+  if (path === '-') return { input: io.stdin, size: undefined };
+  const stat = statSync(path); // throws ENOENT with the path in the message
+  if (!stat.isFile()) throw new UsageError(`${path} is not a file`);
+  return { input: createReadStream(path, { highWaterMark: 256 * 1024 }), size: stat.size };
+}
+
+/** The large runner, created only when a file is large enough to need it. */
+function lazyPool(threads: number): ChunkRunner & { created(): PoolRunner | undefined } {
+  let pool: PoolRunner | undefined;
+  return {
+    kind: 'pool',
+    run: (task) => (pool ??= createPoolRunner({ threads })).run(task),
+    close: async () => {
+      await pool?.close();
+    },
+    created: () => pool,
+  };
+}
+
+function parseThreads(value: string | undefined, config: Config): number {
+  if (value === undefined) return config.BULK_THREADS;
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 256) {
+    throw new UsageError('--threads must be a whole number from 1 to 256');
+  }
+  return Number(value);
+}
+
+function describeError(err: unknown): string {
+  if (err instanceof AppError) {
+    const fields = (err.fieldErrors ?? []).map((f) => `\n  ${f.field}: ${f.message}`).join('');
+    return `${err.message}${fields}`;
+  }
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+async function bulkCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      output: { type: 'string', short: 'o' },
+      format: { type: 'string', default: 'csv' },
+      threads: { type: 'string' },
+    },
+  });
+  if (positionals.length !== 1) throw new UsageError('sor bulk needs exactly one input file (or - for stdin)');
+  const format = values.format;
+  if (format !== 'csv' && format !== 'ndjson') throw new UsageError('--format must be csv or ndjson');
+  const config = loadConfig(io.env);
+  const threads = parseThreads(values.threads, config);
+  const { input, size } = openInput(positionals[0]!, io);
+
+  const outPath = values.output ?? '-';
+  const tmpPath = outPath === '-' ? undefined : `${outPath}.partial-${process.pid}`;
+  const output: Writable = tmpPath === undefined ? io.stdout : createWriteStream(tmpPath);
+
+  const small = createInlineRunner();
+  const large = lazyPool(threads);
+  const progress = new ProgressReporter(io.stderr, size);
+  const abort = new AbortController();
+  const onSignal = () => abort.abort(new Error('interrupted'));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const onOutputError = (err: Error) => abort.abort(err);
+  output.on('error', onOutputError);
+  const started = performance.now();
+  try {
+    const summary = await runBulk({
+      input,
+      output,
+      format: format as BulkFormat,
+      runner: { small, large },
+      config,
+      signal: abort.signal,
+      endOutput: tmpPath !== undefined,
+      onProgress: (p) => progress.update(p),
+      onChunkError: (err, index) =>
+        io.stderr.write(`sor: chunk ${index} could not be run (${describeError(err)}); its rows are error rows\n`),
+    });
+    progress.finish();
+    if (tmpPath !== undefined) renameSync(tmpPath, outPath);
+    const seconds = (performance.now() - started) / 1000;
+    const rate = seconds > 0 ? summary.students / seconds : 0;
+    io.stderr.write(
+      `sor: ${formatInt(summary.rows)} rows, ${formatInt(summary.students)} students in ${seconds.toFixed(1)} s ` +
+        `(${formatInt(rate)} students/s, ${summary.runner} runner): ` +
+        (summary.errorRows === 0
+          ? 'all rows ok\n'
+          : `${formatInt(summary.errorRows)} error rows (row_status=error; see error_field and error_message)\n`),
+    );
+    return summary.errorRows === 0 ? EXIT_OK : EXIT_ROW_ERRORS;
+  } catch (err) {
+    progress.finish();
+    if (tmpPath !== undefined) {
+      output.destroy();
+      try {
+        unlinkSync(tmpPath);
+      } catch {
+        // nothing was written
+      }
+    }
+    io.stderr.write(`sor: error: ${describeError(abort.signal.aborted ? abort.signal.reason : err)}\n`);
+    return EXIT_FAILURE;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    output.off('error', onOutputError);
+    if (input !== io.stdin) input.destroy();
+    await large.close();
+    await small.close();
+  }
+}
+
+async function readAll(stream: Readable): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const chunk of stream) parts.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(parts).toString('utf8');
+}
+
+async function calculateCommand(args: string[], io: CliIo): Promise<number> {
+  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+  if (positionals.length !== 1) throw new UsageError('sor calculate needs exactly one request file (or - for stdin)');
+  const path = positionals[0]!;
+  const text = path === '-' ? await readAll(io.stdin) : readFileSync(path, 'utf8');
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (err) {
+    io.stderr.write(`sor: error: ${path} is not valid JSON (${(err as Error).message})\n`);
+    return EXIT_FAILURE;
+  }
+  const parsed = parseCalculationRequest(body);
+  if (!parsed.ok) {
+    const n = parsed.fieldErrors.length;
+    const envelope = {
+      code: 'validation_error',
+      message: n === 1 ? 'The request has 1 invalid field.' : `The request has ${n} invalid fields.`,
+      field_errors: parsed.fieldErrors,
+    };
+    io.stdout.write(`${JSON.stringify(envelope, null, 2)}\n`);
+    io.stderr.write(`sor: the request is invalid (${n} field error${n === 1 ? '' : 's'})\n`);
+    return EXIT_ROW_ERRORS;
+  }
+  io.stdout.write(`${JSON.stringify(calculate(parsed.value), null, 2)}\n`);
+  return EXIT_OK;
+}
+
+/** Runs the CLI; resolves with the exit status. */
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === 'bulk') return await bulkCommand(rest, io);
+    if (command === 'calculate') return await calculateCommand(rest, io);
+    if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+      (command === undefined ? io.stderr : io.stdout).write(USAGE);
+      return command === undefined ? EXIT_FAILURE : EXIT_OK;
+    }
+    throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  } catch (err) {
+    if (err instanceof UsageError || String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')) {
+      io.stderr.write(`sor: ${(err as Error).message}\n\n${USAGE}`);
+    } else {
+      io.stderr.write(`sor: error: ${describeError(err)}\n`);
+    }
+    return EXIT_FAILURE;
+  }
+}
+
+/** True when this module is the process's entry point (node src/cli.ts, dist/src/cli.js, or the `sor` link). */
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return pathToFileURL(realpathSync(script)).href === import.meta.url;
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  process.exitCode = await main(process.argv.slice(2), {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+  });
+}
