@@ -1,0 +1,291 @@
+/**
+ * npm run bench:single — POST /v1/calculate against a bare node:http baseline, in one run.
+ *
+ * Each server runs alone in its own child process (one at a time, so they never compete for the CPU); this
+ * process is the load generator: a fixed number of concurrent keep-alive connections (a minimal HTTP/1.1
+ * client) sending the same request body in a closed loop, bounded by a request count and a time budget,
+ * loopback only. Besides throughput, the servers report their own CPU time per request, a figure that does not
+ * depend on how fast the load generator is.
+ *
+ *   app       the real service: createApp() with the production middleware (request ids, pino-http request log
+ *             lines written to /dev/null, JSON reading and validation, calculate(), the envelope)
+ *   baseline  node:http that reads the same body, JSON.parses it and answers a fixed JSON of the same size
+ *
+ * Prints requests/s of both, the ratio app/baseline, and p50/p99 latency of both.
+ * Environment: BENCH_CONCURRENCY (16), BENCH_REQUESTS (20000), BENCH_SECONDS (20), BENCH_WARMUP (2000),
+ * BENCH_EXAMPLE (FSA-4).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { availableParallelism } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { pino } from 'pino';
+import { createApp } from '../src/api/app.ts';
+import { createInlineRunner } from '../src/bulk/runners/inline.ts';
+import { loadConfig } from '../src/config.ts';
+import { calculate } from '../src/domain/calculate.ts';
+import { WORKED_EXAMPLES } from '../src/schema/examples.ts';
+import { parseCalculationRequest } from '../src/schema/request.ts';
+
+type Kind = 'app' | 'baseline';
+
+const env = (name: string, fallback: number) => {
+  const v = Number(process.env[name]);
+  return Number.isFinite(v) && v > 0 ? v : fallback;
+};
+const CONCURRENCY = env('BENCH_CONCURRENCY', 16);
+const REQUESTS = env('BENCH_REQUESTS', 20_000);
+const SECONDS = env('BENCH_SECONDS', 20);
+const WARMUP = env('BENCH_WARMUP', 2_000);
+const EXAMPLE_ID = process.env.BENCH_EXAMPLE ?? 'FSA-4';
+
+const example = WORKED_EXAMPLES.find((e) => e.id === EXAMPLE_ID);
+if (example === undefined) throw new Error(`unknown BENCH_EXAMPLE ${EXAMPLE_ID}`);
+const BODY = Buffer.from(JSON.stringify(example.request));
+
+// ---------------------------------------------------------------------------------------------------------------
+// Server side (child process)
+// ---------------------------------------------------------------------------------------------------------------
+
+function startBaseline(): ReturnType<typeof createServer> {
+  // A fixed answer as large as the real one.
+  const parsed = parseCalculationRequest(example!.request);
+  if (!parsed.ok) throw new Error('example must be valid');
+  const fixed = JSON.stringify(calculate(parsed.value));
+  return createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const value: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      if (typeof value !== 'object' || value === null) {
+        res.statusCode = 400;
+        res.end();
+        return;
+      }
+      res.statusCode = 200;
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.end(fixed);
+    });
+  });
+}
+
+function startApp(): ReturnType<typeof createServer> {
+  const config = loadConfig({ LOG_LEVEL: 'info' });
+  const logger = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: true }));
+  const app = createApp({
+    config,
+    logger,
+    runners: { small: createInlineRunner(), large: createInlineRunner() },
+    readiness: [],
+  });
+  return createServer(app);
+}
+
+function serve(kind: Kind): void {
+  const server = kind === 'app' ? startApp() : startBaseline();
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    process.send?.({ port: typeof address === 'object' && address !== null ? address.port : 0 });
+  });
+  process.on('message', (m) => {
+    if (m === 'cpu') {
+      const u = process.cpuUsage();
+      process.send?.({ cpuMicros: u.user + u.system });
+    } else if (m === 'stop') {
+      server.closeAllConnections();
+      server.close(() => process.exit(0));
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Load generator (parent)
+// ---------------------------------------------------------------------------------------------------------------
+
+interface RunResult {
+  requests: number;
+  errors: number;
+  seconds: number;
+  latenciesMs: Float64Array;
+}
+
+const REQUEST_HEAD = Buffer.from(
+  'POST /v1/calculate HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n' +
+    `Content-Type: application/json\r\nContent-Length: ${BODY.length}\r\n\r\n`,
+);
+const REQUEST_BYTES = Buffer.concat([REQUEST_HEAD, BODY]);
+const HEADER_END = Buffer.from('\r\n\r\n');
+
+/**
+ * A minimal keep-alive HTTP/1.1 client: one request at a time per socket, responses framed by Content-Length
+ * (both servers always send it). Much lighter than node:http's client, so on a 2-core machine the load
+ * generator takes as little CPU from the server as possible.
+ */
+class Connection {
+  private buffer: Buffer = Buffer.alloc(0);
+  private waiting: ((status: number) => void) | null = null;
+  private failed: ((err: Error) => void) | null = null;
+  private readonly socket: Socket;
+
+  constructor(port: number) {
+    this.socket = connect({ host: '127.0.0.1', port, noDelay: true });
+    this.socket.on('data', (chunk: Buffer) => {
+      this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+      this.tryComplete();
+    });
+    this.socket.on('error', (err) => this.failed?.(err));
+    this.socket.on('close', () => this.failed?.(new Error('connection closed')));
+  }
+
+  private tryComplete(): void {
+    const end = this.buffer.indexOf(HEADER_END);
+    if (end === -1) return;
+    const head = this.buffer.subarray(0, end).toString('latin1');
+    const match = /\r\ncontent-length:\s*(\d+)/i.exec(head);
+    if (match === null) throw new Error(`response without Content-Length: ${head}`);
+    const total = end + 4 + Number(match[1]);
+    if (this.buffer.length < total) return;
+    const status = Number(head.slice(9, 12));
+    this.buffer = this.buffer.subarray(total);
+    const resolve = this.waiting;
+    this.waiting = null;
+    this.failed = null;
+    resolve?.(status);
+  }
+
+  send(): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.waiting = resolve;
+      this.failed = reject;
+      this.socket.write(REQUEST_BYTES);
+    });
+  }
+
+  close(): void {
+    this.failed = null;
+    this.socket.destroy();
+  }
+}
+
+async function load(port: number, total: number, seconds: number): Promise<RunResult> {
+  const latencies = new Float64Array(total);
+  let issued = 0;
+  let done = 0;
+  let errors = 0;
+  const start = performance.now();
+  const stopAt = start + seconds * 1000;
+  const worker = async () => {
+    const connection = new Connection(port);
+    try {
+      while (issued < total && performance.now() < stopAt) {
+        issued++;
+        const t0 = performance.now();
+        const status = await connection.send();
+        latencies[done++] = performance.now() - t0;
+        if (status !== 200) errors++;
+      }
+    } finally {
+      connection.close();
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const elapsed = (performance.now() - start) / 1000;
+  return { requests: done, errors, seconds: elapsed, latenciesMs: latencies.subarray(0, done) };
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+interface ServerHandle {
+  port: number;
+  /** The server process's CPU time so far (user + system), in microseconds. */
+  cpuMicros(): Promise<number>;
+}
+
+async function withServer<T>(kind: Kind, fn: (server: ServerHandle) => Promise<T>): Promise<T> {
+  const child: ChildProcess = fork(process.argv[1]!, ['--serve', kind], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const nextMessage = <M>(): Promise<M> =>
+    new Promise<M>((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`${kind} server exited with ${code}`));
+      child.once('exit', onExit);
+      child.once('message', (m) => {
+        child.off('exit', onExit);
+        resolve(m as M);
+      });
+    });
+  try {
+    const { port } = await nextMessage<{ port: number }>();
+    const cpuMicros = async () => {
+      const reply = nextMessage<{ cpuMicros: number }>();
+      child.send('cpu');
+      return (await reply).cpuMicros;
+    };
+    return await fn({ port, cpuMicros });
+  } finally {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.send('stop');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+async function measure(kind: Kind) {
+  return withServer(kind, async ({ port, cpuMicros }) => {
+    await load(port, WARMUP, 30);
+    const cpuBefore = await cpuMicros();
+    const r = await load(port, REQUESTS, SECONDS);
+    const cpuAfter = await cpuMicros();
+    const sorted = Float64Array.from(r.latenciesMs).sort();
+    return {
+      kind,
+      requests: r.requests,
+      errors: r.errors,
+      rps: r.requests / r.seconds,
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+      cpuPerRequestMicros: (cpuAfter - cpuBefore) / r.requests,
+    };
+  });
+}
+
+async function main(): Promise<void> {
+  console.log(
+    `bench:single — POST /v1/calculate (${EXAMPLE_ID}, ${BODY.length} B body), ${CONCURRENCY} keep-alive connections, ` +
+      `${REQUESTS} requests or ${SECONDS} s per server after ${WARMUP} warm-up requests; ` +
+      `${availableParallelism()} CPUs, node ${process.version}`,
+  );
+  const baseline = await measure('baseline');
+  const app = await measure('app');
+  const fmt = (x: number) => x.toFixed(2);
+  for (const r of [baseline, app]) {
+    console.log(
+      `${r.kind.padEnd(8)}  ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${fmt(r.p50)} ms   p99 ${fmt(r.p99)} ms   ` +
+        `server CPU ${r.cpuPerRequestMicros.toFixed(1)} µs/request   (${r.requests} requests, ${r.errors} non-200)`,
+    );
+  }
+  console.log(`ratio app/baseline (req/s): ${(app.rps / baseline.rps).toFixed(3)} (target ≥ 0.35)`);
+  console.log(
+    `ratio baseline/app (server CPU per request): ${(baseline.cpuPerRequestMicros / app.cpuPerRequestMicros).toFixed(3)}` +
+      ' (the same comparison without the load generator’s share of the 2 cores)',
+  );
+  if (app.errors > 0 || baseline.errors > 0) {
+    console.error('some responses were not 200: the figures are not valid');
+    process.exitCode = 1;
+  }
+}
+
+const serveAt = process.argv.indexOf('--serve');
+if (serveAt !== -1) {
+  serve(process.argv[serveAt + 1] === 'app' ? 'app' : 'baseline');
+} else {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
+}
