@@ -9,7 +9,9 @@
  *    signal exits at once (in-flight jobs are then recovered by other workers as stalled jobs).
  *  - SIGKILL / crash: the job's lock expires and another worker takes the job (see WorkerTuning, settings.ts).
  *  - Tuning: QUEUE_LOCK_DURATION_MS, QUEUE_STALLED_INTERVAL_MS, QUEUE_MAX_STALLED_COUNT.
+ *  - QUEUE_WORKER_HEARTBEAT_FILE: when set, a timestamp is written there every 10 s (liveness probe).
  */
+import { writeFile } from 'node:fs/promises';
 import pino from 'pino';
 import { createPoolRunner } from '../src/bulk/runners/pool.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
@@ -61,6 +63,19 @@ async function main(): Promise<number> {
   await worker.ready();
   logger.info({ threads: pool.threads }, 'worker: ready for chunk jobs');
 
+  // Liveness for orchestrators without an HTTP port: a timestamp written from the event loop every 10 s.
+  const heartbeatFile = process.env.QUEUE_WORKER_HEARTBEAT_FILE;
+  let heartbeat: NodeJS.Timeout | undefined;
+  if (heartbeatFile) {
+    const beat = () =>
+      writeFile(heartbeatFile, String(Date.now())).catch((err: Error) =>
+        logger.warn({ err: err.message, heartbeatFile }, 'worker: cannot write the heartbeat file'),
+      );
+    void beat();
+    heartbeat = setInterval(beat, 10_000);
+    heartbeat.unref();
+  }
+
   return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
@@ -70,6 +85,7 @@ async function main(): Promise<number> {
         return;
       }
       stopping = true;
+      clearInterval(heartbeat);
       logger.info({ signal }, 'worker: draining in-flight jobs, then exiting');
       worker
         .close()

@@ -1,0 +1,35 @@
+# syntax=docker/dockerfile:1
+# Multi-stage build: compile TypeScript with the dev toolchain, ship only compiled JS and production
+# dependencies on Node 24, running as the unprivileged `node` user.
+#   docker build -t sor-loan-limits:1.0.0 .
+#   docker run -p 8080:8080 sor-loan-limits:1.0.0                                   # the API
+#   docker run -e REDIS_URL=redis://redis:6379 sor-loan-limits:1.0.0 node dist/workers/queue.worker.js   # a worker
+
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# --ignore-scripts: the image already has Node 24 (the `node` devDependency would download another one).
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY workers ./workers
+RUN npx tsc -p tsconfig.build.json \
+ && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
+
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8080
+WORKDIR /app
+COPY --from=build --chown=root:root /app/package.json ./package.json
+COPY --from=build --chown=root:root /app/node_modules ./node_modules
+COPY --from=build --chown=root:root /app/dist ./dist
+# Files are owned by root and read-only for the runtime user; uploads spool to the writable /tmp.
+USER node
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# The API; workers override the command with: node dist/workers/queue.worker.js
+CMD ["node", "dist/src/server.js"]

@@ -1,0 +1,227 @@
+/**
+ * Deployment files parse and agree with each other and with the code: every k8s manifest, docker-compose.yml
+ * and the Dockerfile. Checks the fields that break a rollout when wrong: images, commands, probes, env,
+ * selectors matching labels, scale targets, the KEDA list name, and non-root execution.
+ */
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { loadConfig } from '../../src/config.ts';
+import { QUEUE_NAME, loadWorkerTuning } from '../../src/queue/settings.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+type Obj = Record<string, unknown>;
+type Manifest = Obj & { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> } };
+
+function yamlFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return yamlFiles(path);
+    return /\.ya?ml$/.test(name) ? [path] : [];
+  });
+}
+
+function parseYaml(path: string): Obj[] {
+  const docs = parseAllDocuments(readFileSync(path, 'utf8'));
+  return docs.map((d) => {
+    expect(d.errors, `${relative(ROOT, path)}: ${d.errors.map((e) => e.message).join('; ')}`).toEqual([]);
+    return d.toJS() as Obj;
+  });
+}
+
+const get = (o: unknown, path: string): unknown =>
+  path.split('.').reduce<unknown>((acc, k) => (acc === null || acc === undefined ? undefined : (acc as Obj)[k]), o);
+
+const manifests: { file: string; doc: Manifest }[] = yamlFiles(join(ROOT, 'k8s')).flatMap((file) =>
+  parseYaml(file)
+    .filter((d) => d !== null)
+    .map((doc) => ({ file: relative(ROOT, file), doc: doc as Manifest })),
+);
+const byKind = (kind: string) => manifests.filter((m) => m.doc.kind === kind).map((m) => m.doc);
+const deployments = byKind('Deployment');
+const deployment = (name: string): Manifest => {
+  const d = deployments.find((x) => x.metadata.name === name);
+  expect(d, `Deployment ${name}`).toBeDefined();
+  return d as Manifest;
+};
+const podLabels = (d: Manifest) => get(d, 'spec.template.metadata.labels') as Record<string, string>;
+const matches = (selector: Record<string, string>, labels: Record<string, string>) =>
+  Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels[k] === v);
+const containers = (d: Manifest) => get(d, 'spec.template.spec.containers') as Obj[];
+const configMap = byKind('ConfigMap').find((c) => c.metadata.name === 'sor-config') as Manifest;
+
+describe('k8s manifests', () => {
+  it('every document has apiVersion, kind and a name', () => {
+    expect(manifests.length).toBeGreaterThanOrEqual(10);
+    for (const { file, doc } of manifests) {
+      expect(typeof doc.apiVersion, file).toBe('string');
+      expect(typeof doc.kind, file).toBe('string');
+      expect(doc.metadata?.name, file).toMatch(/^[a-z0-9-]+$/);
+    }
+  });
+
+  it('Deployments: selectors match pod labels; resources, non-root, no :latest images', () => {
+    for (const d of deployments) {
+      const name = d.metadata.name;
+      expect(matches(get(d, 'spec.selector.matchLabels') as Record<string, string>, podLabels(d)), name).toBe(true);
+      expect(get(d, 'spec.template.spec.securityContext.runAsNonRoot'), name).toBe(true);
+      for (const c of containers(d)) {
+        expect(c.image, name).toMatch(/:[\w.-]+$/);
+        expect(c.image, name).not.toMatch(/:latest$/);
+        for (const k of ['requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory']) {
+          expect(get(c.resources, k), `${name} resources.${k}`).toBeDefined();
+        }
+      }
+    }
+  });
+
+  it('api and worker run the same image with the compiled entry points that exist in the source tree', () => {
+    const [api] = containers(deployment('sor-api'));
+    const [worker] = containers(deployment('sor-worker'));
+    expect(api?.image).toBe(worker?.image);
+    expect(api?.command).toEqual(['node', 'dist/src/server.js']);
+    expect(worker?.command).toEqual(['node', 'dist/workers/queue.worker.js']);
+    expect(existsSync(join(ROOT, 'src/server.ts'))).toBe(true);
+    expect(existsSync(join(ROOT, 'workers/queue.worker.ts'))).toBe(true);
+  });
+
+  it('the api probes /healthz (liveness, startup) and /readyz (readiness) on its container port', () => {
+    const [api] = containers(deployment('sor-api'));
+    const portNames = (api?.ports as Obj[]).map((p) => p.name);
+    expect(get(api, 'livenessProbe.httpGet.path')).toBe('/healthz');
+    expect(get(api, 'startupProbe.httpGet.path')).toBe('/healthz');
+    expect(get(api, 'readinessProbe.httpGet.path')).toBe('/readyz');
+    for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) {
+      expect(portNames).toContain(get(api, `${probe}.httpGet.port`));
+    }
+    const port = (api?.ports as Obj[])[0]?.containerPort;
+    const env = api?.env as { name: string; value: string }[];
+    expect(env.find((e) => e.name === 'PORT')?.value).toBe(String(port));
+  });
+
+  it('the worker has a heartbeat liveness probe reading the file it is told to write', () => {
+    const [worker] = containers(deployment('sor-worker'));
+    const env = worker?.env as { name: string; value: string }[];
+    const file = env.find((e) => e.name === 'QUEUE_WORKER_HEARTBEAT_FILE')?.value;
+    expect(file).toBeDefined();
+    expect((get(worker, 'livenessProbe.exec.command') as string[]).join(' ')).toContain(file);
+    expect(get(deployment('sor-worker'), 'spec.template.spec.terminationGracePeriodSeconds')).toBeGreaterThanOrEqual(
+      30,
+    );
+  });
+
+  it('env comes from the ConfigMap, whose every key is a valid setting of the service or the worker', () => {
+    expect(configMap).toBeDefined();
+    const data = configMap.data as Record<string, string>;
+    const known = new Set([
+      ...Object.keys(loadConfig({})),
+      'REDIS_URL',
+      'ADMIN_TOKEN',
+      'QUEUE_LOCK_DURATION_MS',
+      'QUEUE_STALLED_INTERVAL_MS',
+      'QUEUE_MAX_STALLED_COUNT',
+    ]);
+    for (const key of Object.keys(data)) expect(known, key).toContain(key);
+    expect(() => loadConfig(data)).not.toThrow();
+    expect(() => loadWorkerTuning(data)).not.toThrow();
+    for (const name of ['sor-api', 'sor-worker']) {
+      const refs = (containers(deployment(name))[0]?.envFrom as Obj[]).map((e) => get(e, 'configMapRef.name'));
+      expect(refs, name).toContain('sor-config');
+    }
+  });
+
+  it('Services select pods of a Deployment and target a named container port', () => {
+    for (const svc of byKind('Service')) {
+      const selector = get(svc, 'spec.selector') as Record<string, string>;
+      const target = deployments.find((d) => matches(selector, podLabels(d)));
+      expect(target, svc.metadata.name).toBeDefined();
+      const portNames = containers(target as Manifest).flatMap((c) => ((c.ports as Obj[]) ?? []).map((p) => p.name));
+      for (const p of get(svc, 'spec.ports') as Obj[]) expect(portNames).toContain(p.targetPort);
+    }
+    const redisUrl = new URL((configMap.data as Record<string, string>).REDIS_URL as string);
+    expect(byKind('Service').map((s) => s.metadata.name)).toContain(redisUrl.hostname);
+  });
+
+  it('HPAs, the KEDA ScaledObject and PodDisruptionBudgets point at existing Deployments', () => {
+    const scalers = [...byKind('HorizontalPodAutoscaler'), ...byKind('ScaledObject')];
+    expect(scalers.map((s) => `${s.kind}/${get(s, 'spec.scaleTargetRef.name')}`).sort()).toEqual([
+      'HorizontalPodAutoscaler/sor-api',
+      'HorizontalPodAutoscaler/sor-worker',
+      'ScaledObject/sor-worker',
+    ]);
+    for (const s of scalers) {
+      expect(get(s, 'spec.scaleTargetRef.kind')).toBe('Deployment');
+      deployment(get(s, 'spec.scaleTargetRef.name') as string);
+    }
+    const pdbs = byKind('PodDisruptionBudget');
+    expect(pdbs.length).toBe(2);
+    for (const pdb of pdbs) {
+      const selector = get(pdb, 'spec.selector.matchLabels') as Record<string, string>;
+      expect(deployments.some((d) => d.metadata.name !== 'sor-redis' && matches(selector, podLabels(d)))).toBe(true);
+    }
+  });
+
+  it('KEDA scales workers on the BullMQ wait list of the configured prefix, at the configured Redis', () => {
+    const so = byKind('ScaledObject')[0] as Manifest;
+    const trigger = (get(so, 'spec.triggers') as Obj[])[0] as Obj;
+    const data = configMap.data as Record<string, string>;
+    expect(trigger.type).toBe('redis');
+    expect(get(trigger, 'metadata.listName')).toBe(`${data.BULLMQ_PREFIX}:${QUEUE_NAME}:wait`);
+    const url = new URL(data.REDIS_URL as string);
+    expect(get(trigger, 'metadata.address')).toBe(`${url.hostname}:${url.port}`);
+    expect(get(so, 'spec.minReplicaCount')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('the in-cluster Redis never evicts and keeps no persistence', () => {
+    const [redis] = containers(deployment('sor-redis'));
+    const args = (redis?.args as string[]).join(' ');
+    expect(args).toContain('--maxmemory-policy noeviction');
+    expect(args).toContain('--appendonly no');
+  });
+});
+
+describe('docker-compose.yml', () => {
+  const [compose] = parseYaml(join(ROOT, 'docker-compose.yml'));
+  const services = get(compose, 'services') as Record<string, Obj>;
+
+  it('runs Redis (noeviction, no persistence), the API and two workers of the same image', () => {
+    expect(Object.keys(services).sort()).toEqual(['api', 'redis', 'worker']);
+    expect((services.redis?.command as string[]).join(' ')).toMatch(/--maxmemory-policy noeviction/);
+    expect((services.redis?.command as string[]).join(' ')).toMatch(/--appendonly no/);
+    expect(get(services.worker, 'deploy.replicas')).toBe(2);
+    expect(services.worker?.image).toBe(services.api?.image);
+    expect(services.worker?.command).toEqual(['node', 'dist/workers/queue.worker.js']);
+    for (const name of ['api', 'worker']) {
+      const env = services[name]?.environment as Record<string, string>;
+      expect(new URL(env.REDIS_URL as string).hostname).toBe('redis');
+      expect(() => loadConfig(env)).not.toThrow();
+      expect(get(services[name], 'depends_on.redis.condition')).toBe('service_healthy');
+    }
+    expect(services.api?.ports).toContain('8080:8080');
+  });
+});
+
+describe('Dockerfile', () => {
+  const text = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+  const stages = text.split(/^FROM /m).slice(1);
+
+  it('is multi-stage on Node 24, runs compiled JS as a non-root user', () => {
+    expect(stages.length).toBeGreaterThanOrEqual(2);
+    expect(text).toMatch(/node:24/);
+    const final = stages[stages.length - 1] as string;
+    expect(final).toMatch(/^USER node$/m);
+    expect(final).toMatch(/CMD \["node", "dist\/src\/server\.js"\]/);
+    expect(final).not.toMatch(/COPY .*\bsrc\b/);
+    expect(final).toMatch(/--from=build .*\/app\/dist/);
+    expect(stages[0]).toMatch(/tsc -p tsconfig\.build\.json/);
+    expect(stages[0]).toMatch(/npm prune --omit=dev/);
+  });
+
+  it('.dockerignore keeps tests, local builds and secrets out of the build context', () => {
+    const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n');
+    for (const entry of ['node_modules', 'dist', 'test', '.git', '.env']) expect(ignored).toContain(entry);
+  });
+});
