@@ -32,6 +32,7 @@ import {
   FieldValidationErrorBodySchema,
 } from './response.ts';
 import { INVALID_EXAMPLES, WORKED_EXAMPLES, type WorkedExample } from './examples.ts';
+import { INPUT_COLUMNS, REQUIRED_COLUMNS, RESULT_COLUMNS, TERM_COLUMNS, type InputColumn } from '../bulk/csv-layout.ts';
 import { MAX_CREDITS, MAX_DECIMAL_PLACES, MAX_DECIMAL_STRING_LENGTH, MAX_MONEY } from './decimal.ts';
 
 export const API_VERSION = '1.0.0';
@@ -229,55 +230,42 @@ function calculateDescription(maxBodyBytes: number): string {
   ].join('\n');
 }
 
-const BULK_INPUT_COLUMNS: ReadonlyArray<[string, string, string, string]> = [
-  ['student_id', 'yes', 'student', 'BulkResult.student_id (string, kept verbatim)'],
-  ['term_label', 'yes', 'term', 'Term.label'],
-  ['full_time_credits', 'yes', 'term', 'Term.full_time_credits'],
-  ['credits_enrolled', 'yes', 'term', 'Term.credits_enrolled'],
-  ['actual_final_credits', 'no', 'term', 'Term.actual_final_credits (empty cell = null)'],
-  ['prior_disbursement_sub', 'no', 'term', 'Term.prior_disbursement_sub (empty cell = null)'],
-  ['prior_disbursement_unsub', 'no', 'term', 'Term.prior_disbursement_unsub (empty cell = null)'],
-  ['prior_disbursement_grad_plus', 'no', 'term', 'Term.prior_disbursement_grad_plus (empty cell = null)'],
-  ['dependency_status', 'yes', 'student', 'CalculationRequest.dependency_status'],
-  ['degree_level', 'no', 'student', 'CalculationRequest.degree_level (empty = default)'],
-  ['grade_level', 'no', 'student', 'CalculationRequest.grade_level (empty = null)'],
-  ['academic_year_terms', 'no', 'student', 'CalculationRequest.academic_year_terms (empty = null)'],
-  ['cost_of_attendance', 'no', 'student', 'CalculationRequest.cost_of_attendance (empty = null)'],
-  ['is_legacy_borrower', 'no', 'student', 'CalculationRequest.is_legacy_borrower (true/false, yes/no, 1/0)'],
-  ['plus_denied', 'no', 'student', 'CalculationRequest.plus_denied (true/false, yes/no, 1/0)'],
-  ['subsidized_amount', 'no', 'student', 'CalculationRequest.subsidized_amount (empty = "0")'],
-  ['total_limit', 'no', 'student', 'CalculationRequest.total_limit (empty = null)'],
-];
+/** What each bulk input column maps to (keyed by the bulk pipeline's own column list, so none is missed). */
+const BULK_COLUMN_MAPPING: Readonly<Record<InputColumn, string>> = {
+  student_id: 'BulkResult.student_id (string, kept verbatim)',
+  term_label: 'Term.label',
+  full_time_credits: 'Term.full_time_credits',
+  credits_enrolled: 'Term.credits_enrolled',
+  actual_final_credits: 'Term.actual_final_credits (empty cell = null)',
+  prior_disbursement_sub: 'Term.prior_disbursement_sub (empty cell = null)',
+  prior_disbursement_unsub: 'Term.prior_disbursement_unsub (empty cell = null)',
+  prior_disbursement_grad_plus: 'Term.prior_disbursement_grad_plus (empty cell = null)',
+  dependency_status: 'CalculationRequest.dependency_status',
+  degree_level: 'CalculationRequest.degree_level (empty = default)',
+  grade_level: 'CalculationRequest.grade_level (empty = null)',
+  academic_year_terms: 'CalculationRequest.academic_year_terms (empty = null)',
+  cost_of_attendance: 'CalculationRequest.cost_of_attendance (empty = null)',
+  is_legacy_borrower: 'CalculationRequest.is_legacy_borrower (true/false, yes/no, 1/0; empty = false)',
+  plus_denied: 'CalculationRequest.plus_denied (true/false, yes/no, 1/0; empty = false)',
+  subsidized_amount: 'CalculationRequest.subsidized_amount (empty = "0")',
+  total_limit: 'CalculationRequest.total_limit (empty = null)',
+};
 
-export const BULK_OUTPUT_COLUMNS = [
-  'row_status (ok | error)',
-  'error_code',
-  'error_field',
-  'error_message',
-  'annual_ft_credits',
-  'reduced_annual_pct',
-  'annual_basic_eligibility_sub',
-  'annual_basic_eligibility_unsub',
-  'annual_basic_eligibility_grad_plus',
-  'show_both_options',
-  'warnings (joined with " | ")',
-  'enrollment_status',
-  'enrollment_intensity_pct',
-  'disbursement_pct',
-  'equal_sub',
-  'equal_unsub',
-  'equal_grad_plus',
-  'proportional_sub',
-  'proportional_unsub',
-  'proportional_grad_plus (the three proportional columns are empty when not offered)',
-  'adjustment_sub',
-  'adjustment_unsub',
-  'adjustment_grad_plus',
-  'adjustment_source_index',
-  'adjustment_explanation',
-  'final_term_overdisbursement',
-  'term_warning',
-];
+const TERM_LEVEL: ReadonlySet<string> = new Set(TERM_COLUMNS);
+
+const RESULT_COLUMN_NOTES: Partial<Record<(typeof RESULT_COLUMNS)[number], string>> = {
+  row_status: 'ok | error',
+  error_field: 'the CSV column at fault',
+  warnings: 'joined with " | "',
+  proportional_sub: 'empty when not offered',
+  proportional_unsub: 'empty when not offered',
+  proportional_grad_plus: 'empty when not offered',
+};
+
+/** The result columns appended to every output row, with notes. */
+export const BULK_OUTPUT_COLUMNS: readonly string[] = RESULT_COLUMNS.map((c) =>
+  RESULT_COLUMN_NOTES[c] === undefined ? c : `${c} (${RESULT_COLUMN_NOTES[c]})`,
+);
 
 function bulkDescription(limits: Required<NonNullable<OpenApiOptions['limits']>>): string {
   return [
@@ -296,7 +284,11 @@ function bulkDescription(limits: Required<NonNullable<OpenApiOptions['limits']>>
     '',
     '| Column | Required | Level | Maps to |',
     '|---|---|---|---|',
-    ...BULK_INPUT_COLUMNS.map((c) => `| ${c.join(' | ')} |`),
+    ...INPUT_COLUMNS.map(
+      (c) =>
+        `| ${c} | ${REQUIRED_COLUMNS.includes(c) ? 'yes' : 'no'} | ${TERM_LEVEL.has(c) ? 'term' : 'student'} | ` +
+        `${BULK_COLUMN_MAPPING[c]} |`,
+    ),
     '',
     `Limits: at most ${fmt(limits.bulkMaxBytes)} bytes and ${fmt(limits.bulkMaxRows)} data rows per file (413 ` +
       'validation_error beyond).',
@@ -625,13 +617,27 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
               },
             },
           },
-          '400': errorResponse(
-            'The file cannot be read: not UTF-8 CSV, missing or unknown column (named in the message), or a ' +
-              'multipart body without the `file` field (code invalid_json or validation_error).',
-            {
-              missing_column: errorExample('validation_error', 'Missing required column: dependency_status.'),
+          '400': {
+            description:
+              'The file cannot be used: a missing, unknown, duplicate or unnamed header column (FieldValidationErrorBody ' +
+              'naming every offending column), or a body that is not a CSV file (Error envelope).',
+            headers: responseHeaders,
+            content: {
+              'application/json': {
+                schema: z.union([FieldValidationErrorBodySchema, ErrorSchema]),
+                examples: {
+                  missing_column: {
+                    value: {
+                      code: 'validation_error',
+                      message:
+                        'The CSV header is invalid: column "dependency_status" is a required column and is missing.',
+                      field_errors: [{ field: 'dependency_status', message: 'is a required column and is missing' }],
+                    },
+                  },
+                },
+              },
             },
-          ),
+          },
           '406': errorResponse('The Accept header asks for a format other than CSV or NDJSON.', {
             not_acceptable: errorExample(
               'unsupported_media_type',
