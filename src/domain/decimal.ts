@@ -1,8 +1,9 @@
 /**
  * The domain's one decimal type: a private decimal.js clone, so no other module's global Decimal settings can
  * change our arithmetic. 60 significant digits is far more than any value here needs (money ≤ 100,000,000 and
- * credits ≤ 1,000 with at most 6 decimals, products of two of them ≤ 30 digits), so + − × are exact. Division
- * is only ever used through the exact integer helpers of rounding.ts.
+ * credits ≤ 1,000 with at most 6 decimals, products of two of them ≤ 30 digits), so + − × are exact. The only
+ * divisions are by 100 (terminating, so exact) and the integer divisions of rounding.ts and split.ts, which
+ * truncate without rounding to a working precision.
  */
 
 import { Decimal } from 'decimal.js';
@@ -59,6 +60,6 @@ export function maxDec(a: Dec, b: Dec): Dec {
 /** Σ of decimals. */
 export function sumDec(values: readonly Dec[]): Dec {
   let total = ZERO;
-  for (const v of values) total = total.plus(v);
+  for (const v of values) if (!v.isZero()) total = total.plus(v);
   return total;
 }

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { calculate } from '../../src/domain/calculate.ts';
 import { Dec } from '../../src/domain/decimal.ts';
+import { toJsonNumber } from '../../src/domain/output.ts';
 import { splitByWeights, splitEqual } from '../../src/domain/split.ts';
 import type { CalculationInput, CalculationResult, TermInput } from '../../src/domain/types.ts';
 
@@ -283,6 +284,24 @@ describe('properties of calculate()', () => {
           expect(t.adjustment_source_index).toBeNull();
         }
       }),
+      RUNS,
+    );
+  });
+});
+
+describe('properties of the JSON conversion', () => {
+  it('turns every integer produced by decimal arithmetic into the same JSON number', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -100_000_000, max: 100_000_000 }),
+        fc.integer({ min: -1000, max: 1000 }),
+        fc.integer({ min: -100_000_000, max: 100_000_000 }),
+        (a, b, c) => {
+          const value = new Dec(a).times(b).minus(c);
+          expect(toJsonNumber(value)).toBe(Number(BigInt(a) * BigInt(b) - BigInt(c)));
+          expect(toJsonNumber(new Dec(scaled(Math.abs(a), 6)))).toBe(Number(scaled(Math.abs(a), 6)));
+        },
+      ),
       RUNS,
     );
   });

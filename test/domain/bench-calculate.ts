@@ -1,0 +1,59 @@
+/**
+ * Micro-benchmark of calculate() (not a test: prints numbers, asserts nothing).
+ *   cd /work/main && node test/domain/bench-calculate.ts
+ * Reports µs per call for typical students and the ratio to the simplest one.
+ */
+
+import { calculate } from '../../src/domain/calculate.ts';
+import type { CalculationInput } from '../../src/domain/types.ts';
+import { student, term, toInput } from './support/input.ts';
+
+const base = { academic_year_terms: 2, total_limit: 5500 } as const;
+const scenarios: [string, () => CalculationInput][] = [];
+
+const simple = toInput(student([term('Fall', 12, 6), term('Spring', 12, 9)], base));
+scenarios.push(['2 terms, reduced, both options', () => simple]);
+
+const recalc = toInput(
+  student(
+    [
+      term('Fall', 12, 9, { actual_final_credits: 6, prior_disbursement_sub: 1000 }),
+      term('Spring', 12, 9, { actual_final_credits: '7.5' }),
+    ],
+    base,
+  ),
+);
+scenarios.push(['2 terms, recalculation with baseline', () => recalc]);
+
+const varied = Array.from({ length: 1000 }, (_, i) =>
+  toInput(
+    student([term('Fall', 12, (i % 13) + 0.5), term('Spring', 12, i % 11)], { ...base, subsidized_amount: 1000 + i }),
+  ),
+);
+let next = 0;
+scenarios.push(['2 terms, 1,000 different students', () => varied[next++ % varied.length]!]);
+
+const quarters = toInput(
+  student([term('Q1', 12, 12), term('Q2', 12, 9), term('Q3', 12, 6), term('Q4', 12, 3)], {
+    academic_year_terms: 4,
+    subsidized_amount: 2000,
+  }),
+);
+scenarios.push(['4 terms, reduced, both options', () => quarters]);
+
+// The machine may be shared: time on-CPU (process.cpuUsage) and keep the best of several rounds.
+const ROUNDS = 7;
+const ITERATIONS = 20_000;
+let reference = 0;
+for (const [name, input] of scenarios) {
+  for (let i = 0; i < 10_000; i++) calculate(input());
+  let best = Number.POSITIVE_INFINITY;
+  for (let round = 0; round < ROUNDS; round++) {
+    const start = process.cpuUsage();
+    for (let i = 0; i < ITERATIONS; i++) calculate(input());
+    const used = process.cpuUsage(start);
+    best = Math.min(best, (used.user + used.system) / ITERATIONS);
+  }
+  if (reference === 0) reference = best;
+  console.log(`${name.padEnd(40)} ${best.toFixed(2).padStart(7)} µs/call (CPU)  ×${(best / reference).toFixed(2)}`);
+}
