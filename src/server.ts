@@ -1,0 +1,100 @@
+/**
+ * HTTP entry point: configuration from the environment (a bad value stops start-up with one line on stderr and
+ * exit code 1), the runtime (runners, readiness checks, the bulk/jobs/ops routers), the app, and a graceful
+ * shutdown on SIGTERM/SIGINT: stop accepting connections, report not-ready, let in-flight requests finish within
+ * SHUTDOWN_GRACE_MS, then close what is left and release the runtime.
+ */
+import { createServer, type Server } from 'node:http';
+import { pino, type Logger } from 'pino';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { createApp } from './api/app.ts';
+import type { ReadinessCheck } from './api/context.ts';
+import { createRuntime } from './runtime.ts';
+
+/** In-flight requests get this long after SIGTERM (Kubernetes' default grace period is 30 s). */
+export const SHUTDOWN_GRACE_MS = 25_000;
+
+function readConfig(): Config {
+  try {
+    return loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function boundPort(server: Server): number {
+  const address = server.address();
+  return typeof address === 'object' && address !== null ? address.port : 0;
+}
+
+function urlOf(host: string, port: number): string {
+  const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${port}`;
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const logger: Logger = pino({ level: config.LOG_LEVEL });
+
+  let shuttingDown = false;
+  const runtime = await createRuntime(config, logger);
+  const accepting: ReadinessCheck = {
+    name: 'accepting_requests',
+    check: async () => (shuttingDown ? { ok: false, detail: 'shutting down' } : { ok: true }),
+  };
+  const app = createApp(
+    { config, logger, runners: runtime.runners, readiness: [accepting, ...runtime.readiness] },
+    { routers: runtime.routers, openApiPaths: runtime.openApiPaths },
+  );
+  const server = createServer(app);
+  await listen(server, config.PORT, config.HOST);
+  const port = boundPort(server);
+  logger.info({ url: urlOf(config.HOST, port), host: config.HOST, port }, 'listening');
+
+  const shutdown = (signal: string) => {
+    if (shuttingDown) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    shuttingDown = true;
+    logger.info({ signal, graceMs: SHUTDOWN_GRACE_MS }, 'shutting down: finishing in-flight requests');
+    const deadline = setTimeout(() => {
+      logger.warn('grace period over: closing remaining connections');
+      server.closeAllConnections();
+    }, SHUTDOWN_GRACE_MS);
+    deadline.unref();
+    server.close(() => {
+      clearTimeout(deadline);
+      runtime
+        .close()
+        .then(
+          () => logger.info('stopped'),
+          (err: unknown) => logger.error({ err }, 'error while closing the runtime'),
+        )
+        .finally(() => process.exit(0));
+    });
+    // Keep-alive connections with no request in flight would otherwise hold the server open.
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`start-up failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
