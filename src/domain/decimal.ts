@@ -42,11 +42,6 @@ export function dec(value: string): Dec {
   return parsed;
 }
 
-/** Parses an optional decimal string; absent (null) is zero. */
-export function decOrZero(value: string | null): Dec {
-  return value === null ? ZERO : dec(value);
-}
-
 /** The smaller of two decimals (the first on a tie). */
 export function minDec(a: Dec, b: Dec): Dec {
   return b.lt(a) ? b : a;
