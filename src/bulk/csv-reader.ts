@@ -76,8 +76,15 @@ export function lenientSplit(line: string): string[] {
         j = q + 1;
       }
       if (!closed) {
-        cells.push(value + line.slice(j));
-        return cells;
+        // Never closed: read the field as if unquoted (up to the next comma), so later cells stay in place.
+        const c = line.indexOf(',', i + 1);
+        if (c === -1) {
+          cells.push(line.slice(i + 1));
+          return cells;
+        }
+        cells.push(line.slice(i + 1, c));
+        i = c + 1;
+        continue;
       }
       cells.push(value);
       if (j >= n) return cells;

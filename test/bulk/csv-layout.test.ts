@@ -1,0 +1,214 @@
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../../src/errors.ts';
+import {
+  INPUT_COLUMNS,
+  parseBoolean,
+  readHeader,
+  validateStudentRows,
+  type CsvLayout,
+} from '../../src/bulk/csv-layout.ts';
+import { HEADER } from './helpers.ts';
+
+const layout: CsvLayout = readHeader(HEADER.split(','));
+
+/** Cells of one row in HEADER order. */
+function cells(values: Partial<Record<string, string>>): string[] {
+  const defaults: Record<string, string> = {
+    student_id: 'S1',
+    term_label: 'Fall',
+    full_time_credits: '12',
+    credits_enrolled: '6',
+    dependency_status: 'dependent',
+    grade_level: 'first_year',
+    subsidized_amount: '3500',
+  };
+  return HEADER.split(',').map((c) => (c in values ? values[c]! : (defaults[c] ?? '')));
+}
+
+function headerError(header: string[]): AppError {
+  try {
+    readHeader(header);
+  } catch (err) {
+    if (err instanceof AppError) return err;
+    throw err;
+  }
+  throw new Error('readHeader accepted the header');
+}
+
+describe('readHeader', () => {
+  it('matches names case-insensitively, ignoring surrounding spaces, in any order', () => {
+    const l = readHeader([' Credits_Enrolled', 'STUDENT_ID', 'term_label ', 'Dependency_Status', 'full_time_credits']);
+    expect(l.col.student_id).toBe(1);
+    expect(l.col.credits_enrolled).toBe(0);
+    expect(l.col.term_label).toBe(2);
+    expect(l.col.total_limit).toBe(-1);
+    expect(l.width).toBe(5);
+    expect(l.header[0]).toBe(' Credits_Enrolled');
+  });
+
+  it('rejects an unknown column with 400 validation_error naming it', () => {
+    const err = headerError([...HEADER.split(','), 'plus_denid']);
+    expect(err.status).toBe(400);
+    expect(err.code).toBe('validation_error');
+    expect(err.message).toContain('"plus_denid"');
+    expect(err.fieldErrors).toEqual([{ field: 'plus_denid', message: 'is not a column of the bulk CSV layout v1' }]);
+  });
+
+  it('rejects each missing required column, a duplicate and an unnamed column', () => {
+    const err = headerError(['student_id', 'Student_ID', '', 'term_label']);
+    expect(err.status).toBe(400);
+    expect(err.fieldErrors?.map((f) => f.field)).toEqual([
+      'student_id',
+      'column 3',
+      'full_time_credits',
+      'credits_enrolled',
+      'dependency_status',
+    ]);
+  });
+
+  it('knows exactly the v1 columns', () => {
+    expect(INPUT_COLUMNS).toEqual(HEADER.split(','));
+  });
+});
+
+describe('parseBoolean', () => {
+  it('accepts true/false, yes/no, 1/0 in any case and nothing else', () => {
+    for (const t of ['true', 'TRUE', 'Yes', 'YES', '1']) expect(parseBoolean(t)).toBe(true);
+    for (const f of ['false', 'False', 'no', 'NO', '0']) expect(parseBoolean(f)).toBe(false);
+    for (const x of ['', 'y', 'n', 't', '2', ' true', 'truee']) expect(parseBoolean(x)).toBeUndefined();
+  });
+});
+
+describe('validateStudentRows', () => {
+  it('builds the same request as the JSON endpoint: decimal strings stay exact, empty cells are null or default', () => {
+    const v = validateStudentRows(
+      [
+        cells({ credits_enrolled: '10.5', actual_final_credits: '', prior_disbursement_sub: '' }),
+        cells({ term_label: 'Spring', credits_enrolled: '7.25', dependency_status: '', grade_level: '' }),
+      ],
+      [2, 3],
+      layout,
+    );
+    expect(v.ok).toBe(true);
+    if (!v.ok) return;
+    expect(v.input).toMatchObject({
+      dependency_status: 'dependent',
+      degree_level: 'undergraduate',
+      grade_level: 'first_year',
+      academic_year_terms: null,
+      cost_of_attendance: null,
+      is_legacy_borrower: false,
+      plus_denied: false,
+      subsidized_amount: '3500',
+      total_limit: null,
+    });
+    expect(v.input.terms).toEqual([
+      {
+        label: 'Fall',
+        full_time_credits: '12',
+        credits_enrolled: '10.5',
+        actual_final_credits: null,
+        prior_disbursement_sub: null,
+        prior_disbursement_unsub: null,
+        prior_disbursement_grad_plus: null,
+      },
+      {
+        label: 'Spring',
+        full_time_credits: '12',
+        credits_enrolled: '7.25',
+        actual_final_credits: null,
+        prior_disbursement_sub: null,
+        prior_disbursement_unsub: null,
+        prior_disbursement_grad_plus: null,
+      },
+    ]);
+  });
+
+  it('reads booleans in every accepted spelling and academic_year_terms as a number', () => {
+    const v = validateStudentRows(
+      [cells({ is_legacy_borrower: 'Yes', plus_denied: '1', academic_year_terms: '2.0' })],
+      [2],
+      layout,
+    );
+    expect(v.ok && [v.input.is_legacy_borrower, v.input.plus_denied, v.input.academic_year_terms]).toEqual([
+      true,
+      true,
+      2,
+    ]);
+  });
+
+  it('names the CSV column and the row of every schema error (terms[i].x → row i, column x)', () => {
+    const v = validateStudentRows(
+      [cells({ credits_enrolled: 'six' }), cells({ term_label: '', full_time_credits: '0', grade_level: '' })],
+      [5, 6],
+      layout,
+    );
+    expect(v.ok).toBe(false);
+    if (v.ok) return;
+    expect(v.errors.map((e) => [e.row, e.field])).toEqual(
+      expect.arrayContaining([
+        [0, 'credits_enrolled'],
+        [1, 'term_label'],
+        [1, 'full_time_credits'],
+      ]),
+    );
+    expect(v.errors.find((e) => e.field === 'term_label')?.message).toBe('is required');
+  });
+
+  it('reports a bad boolean, a non-numeric academic_year_terms, an empty student_id and a missing grade_level', () => {
+    const v = validateStudentRows(
+      [cells({ student_id: '', plus_denied: 'maybe', academic_year_terms: 'two', grade_level: '' })],
+      [9],
+      layout,
+    );
+    expect(v.ok).toBe(false);
+    if (v.ok) return;
+    expect(v.errors.map((e) => e.field).sort()).toEqual(
+      ['academic_year_terms', 'grade_level', 'plus_denied', 'student_id'].sort(),
+    );
+    expect(v.errors.find((e) => e.field === 'plus_denied')?.message).toMatch(/true or false/);
+  });
+
+  it('a student-level value that contradicts the first row is an error on the later row', () => {
+    const v = validateStudentRows(
+      [cells({}), cells({ term_label: 'Spring', dependency_status: 'independent', subsidized_amount: '3500' })],
+      [4, 5],
+      layout,
+    );
+    expect(v.ok).toBe(false);
+    if (v.ok) return;
+    expect(v.errors).toEqual([
+      {
+        row: 1,
+        field: 'dependency_status',
+        message: expect.stringMatching(/is "independent" but the student's first row \(line 4\) has "dependent"/),
+      },
+    ]);
+  });
+
+  it('a student-level value that only appears on a later row is an error', () => {
+    const v = validateStudentRows(
+      [cells({ total_limit: '' }), cells({ term_label: 'Spring', total_limit: '5500' })],
+      [2, 3],
+      layout,
+    );
+    expect(!v.ok && v.errors.map((e) => [e.row, e.field])).toEqual([[1, 'total_limit']]);
+  });
+
+  it('term-count errors are reported on the first row at student_id', () => {
+    const five = ['A', 'B', 'C', 'D', 'E'].map((t) => cells({ term_label: t }));
+    const v = validateStudentRows(five, [2, 3, 4, 5, 6], layout);
+    expect(v.ok).toBe(false);
+    if (v.ok) return;
+    expect(v.errors).toEqual([
+      { row: 0, field: 'student_id', message: expect.stringMatching(/at most 4 terms.*one row per term/) },
+    ]);
+  });
+
+  it('rejects exactly what the JSON schema rejects in a decimal cell (no trimming, no exponent)', () => {
+    for (const bad of [' 6', '6 ', '1e1', '+.', '6.1234567', '1,5']) {
+      const v = validateStudentRows([cells({ credits_enrolled: bad })], [2], layout);
+      expect(!v.ok && v.errors.map((e) => e.field)).toEqual(['credits_enrolled']);
+    }
+  });
+});

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { stringify } from 'csv-stringify/sync';
+import { parse } from 'csv-parse/sync';
+import { csvCell, isFormulaLike, outputHeaderLine, textCell } from '../../src/bulk/output-csv.ts';
+import { RESULT_COLUMNS, readHeader } from '../../src/bulk/csv-layout.ts';
+import { HEADER } from './helpers.ts';
+
+describe('csvCell', () => {
+  it('quotes exactly like csv-stringify and reads back with csv-parse', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.string(), fc.constantFrom('"', ',', '\n', '\r\n', 'a"b', ' ', '')), { minLength: 2 }),
+        (cells) => {
+          const ours = cells.map(csvCell).join(',') + '\n';
+          expect(ours).toBe(stringify([cells]));
+          expect(parse(ours, { relax_quotes: false })).toEqual([cells]);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('formula-injection protection', () => {
+  it('prefixes text cells starting with = + - @ TAB CR', () => {
+    for (const cell of ['=1+2', '+cmd', '-x', '@SUM(A1)', '\tx', '\rx', '=HYPERLINK("http://e.x")', '-', '+']) {
+      expect(isFormulaLike(cell)).toBe(true);
+      expect((parse(textCell(cell)) as string[][])[0]![0]).toBe(`'${cell}`);
+    }
+  });
+
+  it('never alters plain numbers, signed or not, nor ordinary text', () => {
+    for (const cell of ['-90', '+5', '-0.5', '.5', '10.', '0', '1500', 'Fall', 'S-1', 'a=b', '']) {
+      expect(isFormulaLike(cell)).toBe(false);
+      expect(textCell(cell)).toBe(csvCell(cell));
+    }
+  });
+});
+
+describe('outputHeaderLine', () => {
+  it('echoes the input header as written, then the result columns of the layout', () => {
+    const header = [...HEADER.split(',').slice(0, 4), 'Dependency_Status'];
+    const line = outputHeaderLine(readHeader(header));
+    expect(parse(line)[0]).toEqual([...header, ...RESULT_COLUMNS]);
+    expect(RESULT_COLUMNS).toEqual([
+      'row_status',
+      'error_code',
+      'error_field',
+      'error_message',
+      'annual_ft_credits',
+      'reduced_annual_pct',
+      'annual_basic_eligibility_sub',
+      'annual_basic_eligibility_unsub',
+      'annual_basic_eligibility_grad_plus',
+      'show_both_options',
+      'warnings',
+      'enrollment_status',
+      'enrollment_intensity_pct',
+      'disbursement_pct',
+      'equal_sub',
+      'equal_unsub',
+      'equal_grad_plus',
+      'proportional_sub',
+      'proportional_unsub',
+      'proportional_grad_plus',
+      'adjustment_sub',
+      'adjustment_unsub',
+      'adjustment_grad_plus',
+      'adjustment_source_index',
+      'adjustment_explanation',
+      'final_term_overdisbursement',
+      'term_warning',
+    ]);
+  });
+});
