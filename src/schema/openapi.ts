@@ -602,7 +602,13 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
         responses: {
           '200': {
             description: 'One output row per input row (text/csv) or one BulkResult per student (NDJSON).',
-            headers: responseHeaders,
+            headers: responseHeaders.extend({
+              'X-Bulk-Runner': z.enum(['inline', 'pool', 'queue']).meta({
+                description:
+                  'Where the file ran: inline (small files), the worker-thread pool, or the queue workers. ' +
+                  'Informational; the output is byte-identical whichever runner produced it.',
+              }),
+            }),
             content: {
               'text/csv': {
                 schema: z.string().meta({

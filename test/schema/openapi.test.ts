@@ -12,6 +12,7 @@ import { INVALID_EXAMPLES, WORKED_EXAMPLES } from '../../src/schema/examples.ts'
 import { parseCalculationRequest } from '../../src/schema/request.ts';
 import { CalculationResultSchema } from '../../src/schema/response.ts';
 import { calculate } from '../../src/domain/calculate.ts';
+import { jobsOpenApiPaths } from '../../src/api/jobs-route.ts';
 
 type Json = Record<string, unknown>;
 interface MediaType {
@@ -272,5 +273,20 @@ describe('OpenAPI 3.1 document', () => {
   it('states the configured body limit', () => {
     const d = buildOpenApiDocument({ limits: { maxBodyBytes: 2048 } }) as unknown as typeof doc;
     expect(d.paths['/v1/calculate']?.post?.description).toContain('2,048 bytes');
+  });
+});
+
+describe('the document as served, with the async jobs paths added through the extension point', () => {
+  it('is still valid OpenAPI 3.1', async () => {
+    for (const store of ['redis', 'memory'] as const) {
+      const full = buildOpenApiDocument({
+        paths: jobsOpenApiPaths({ ttlSeconds: 86_400, maxBytes: 512 * 1024 * 1024, store }),
+      }) as unknown as Record<string, unknown> & { paths: Record<string, unknown> };
+      const validator = new Validator();
+      const result = await validator.validate(structuredClone(full));
+      expect(result.errors ?? []).toEqual([]);
+      expect(result.valid).toBe(true);
+      expect(Object.keys(full.paths).some((p) => p.startsWith('/v1/jobs'))).toBe(true);
+    }
   });
 });
