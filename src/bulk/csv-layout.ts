@@ -95,8 +95,10 @@ export const RESULT_COLUMNS = [
 
 /** The file's header, resolved: where each known column is (-1 when absent). */
 export interface CsvLayout {
-  /** Header cells as written in the file (echoed in the output header). */
+  /** Header cells as written in the file. */
   readonly header: readonly string[];
+  /** The layout's name of each column, in file order (the output header uses these). */
+  readonly columns: readonly InputColumn[];
   readonly width: number;
   readonly col: Readonly<Record<InputColumn, number>>;
 }
@@ -143,7 +145,9 @@ export function readHeader(cells: readonly string[]): CsvLayout {
       errors,
     );
   }
-  return { header: [...cells], width: cells.length, col };
+  const columns: InputColumn[] = [];
+  for (const name of INPUT_COLUMNS) if (col[name] >= 0) columns[col[name]] = name;
+  return { header: [...cells], columns, width: cells.length, col };
 }
 
 /** true/false, yes/no, 1/0 in any letter case; undefined for anything else. */

@@ -32,11 +32,12 @@ export function textCell(value: string): string {
   return csvCell(isFormulaLike(value) ? `'${value}` : value);
 }
 
-/** The output header line: the input header as written, then the result columns. */
+/**
+ * The output header line: the input columns in file order, named as the layout names them (lower case, whatever
+ * the case or spacing of the input header), then the result columns.
+ */
 export function outputHeaderLine(layout: CsvLayout): string {
-  let line = '';
-  for (let i = 0; i < layout.header.length; i++) line += `${textCell(layout.header[i]!)},`;
-  return `${line}${RESULT_COLUMNS.join(',')}\n`;
+  return `${[...layout.columns, ...RESULT_COLUMNS].join(',')}\n`;
 }
 
 /** The echoed input cells of a row, padded or cut to the header's width, each followed by a comma. */

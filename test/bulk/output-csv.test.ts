@@ -39,10 +39,17 @@ describe('formula-injection protection', () => {
 });
 
 describe('outputHeaderLine', () => {
-  it('echoes the input header as written, then the result columns of the layout', () => {
-    const header = [...HEADER.split(',').slice(0, 4), 'Dependency_Status'];
+  it('names the input columns as the layout does, in file order, then the result columns', () => {
+    const header = ['\tCredits_Enrolled ', ...HEADER.split(',').slice(0, 2), 'full_time_credits', 'Dependency_Status'];
     const line = outputHeaderLine(readHeader(header));
-    expect(parse(line)[0]).toEqual([...header, ...RESULT_COLUMNS]);
+    expect((parse(line) as string[][])[0]).toEqual([
+      'credits_enrolled',
+      'student_id',
+      'term_label',
+      'full_time_credits',
+      'dependency_status',
+      ...RESULT_COLUMNS,
+    ]);
     expect(RESULT_COLUMNS).toEqual([
       'row_status',
       'error_code',
