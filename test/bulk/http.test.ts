@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import express from 'express';
+import type express from 'express';
 import { createApp } from '../../src/api/app.ts';
 import { bulkRouter } from '../../src/api/bulk-route.ts';
 import type { AppContext } from '../../src/api/context.ts';
