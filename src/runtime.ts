@@ -18,12 +18,16 @@ import type { ChunkRunner } from './bulk/runner.ts';
 import { createInlineRunner } from './bulk/runners/inline.ts';
 import { createPoolRunner } from './bulk/runners/pool.ts';
 import { bulkRouter } from './api/bulk-route.ts';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { createQueueParts } from './queue/runtime-parts.ts';
 
 export interface Runtime {
   runners: { small: ChunkRunner; large: ChunkRunner };
   readiness: ReadinessCheck[];
   /** Mounted by createApp after the core routes (extra.routers). */
   routers: Router[];
+  /** OpenAPI paths of those routers (the async /v1/jobs API). */
+  openApiPaths: ZodOpenApiPathsObject;
   /** Stops everything created here (threads, connections). Idempotent. */
   close(): Promise<void>;
 }
@@ -31,7 +35,10 @@ export interface Runtime {
 export async function createRuntime(config: Config, logger: Logger): Promise<Runtime> {
   const small = createInlineRunner();
   const pool = createPoolRunner({ threads: config.BULK_THREADS });
-  const large: ChunkRunner = pool;
+  // Queue module (src/queue/runtime-parts.ts): with REDIS_URL, `large` is the BullMQ queue runner (the pool is its
+  // fallback) and a Redis readiness check is added; always the /v1/jobs, /metrics (and /admin/queues) routers.
+  const queueParts = await createQueueParts(config, logger, { small, pool });
+  const large: ChunkRunner = queueParts.large;
 
   const readiness: ReadinessCheck[] = [
     {
@@ -41,10 +48,11 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
         return { ok: true, detail: `${pool.threads} thread(s)` };
       },
     },
+    ...queueParts.readiness,
   ];
 
-  const ctx: AppContext = { config, logger, runners: { small, large }, readiness };
-  const routers: Router[] = [bulkRouter(ctx)];
+  const ctx: AppContext = { config, logger, runners: { small: queueParts.small, large }, readiness };
+  const routers: Router[] = [bulkRouter(ctx), ...queueParts.routers];
 
   logger.info({ bulkThreads: pool.threads, largeRunner: large.kind }, 'runtime: bulk runners ready');
 
@@ -53,8 +61,10 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     runners: ctx.runners,
     readiness,
     routers,
+    openApiPaths: queueParts.openApiPaths,
     close() {
       closing ??= (async () => {
+        await queueParts.close();
         await large.close();
         await pool.close();
         await small.close();

@@ -16,7 +16,7 @@ import pino from 'pino';
 import { createPoolRunner } from '../src/bulk/runners/pool.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { startChunkWorker } from '../src/queue/chunk-worker.ts';
-import { checkRedisServer, createRedis, producerOptions, redactUrl } from '../src/queue/connection.ts';
+import { checkRedisServer, createRedis, producerOptions, redactUrl, waitReady } from '../src/queue/connection.ts';
 import { loadWorkerTuning } from '../src/queue/settings.ts';
 
 async function main(): Promise<number> {
@@ -41,6 +41,7 @@ async function main(): Promise<number> {
   // Wait for Redis, then check it is a Redis we can trust with jobs.
   const probe = createRedis(config.REDIS_URL, producerOptions({ connectionName: 'sor-worker-check' }));
   probe.on('error', () => undefined);
+  await waitReady(probe, 5000).catch(() => undefined);
   let check = await checkRedisServer(probe);
   let waitedLog = 0;
   while (!check.ok && /unreachable/i.test(check.detail)) {

@@ -24,6 +24,7 @@ import { AppError } from '../errors.ts';
 import type { AsyncJobs } from '../queue/async-jobs.ts';
 import type { JobRecord, ResultFormat } from '../queue/job-store.ts';
 import { ExtendedErrorSchema, FieldValidationErrorBodySchema } from '../schema/response.ts';
+import { bodyKind, negotiateFormat } from './bulk-route.ts';
 import { sendError } from './error-envelope.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 
@@ -51,11 +52,13 @@ export function jobView(job: JobRecord) {
   };
 }
 
+/** Same negotiation as the bulk endpoint: text/csv by default, application/x-ndjson on request, else 406. */
 function resultFormat(req: Request): ResultFormat {
-  const accepted = req.accepts(['text/csv', 'application/x-ndjson']);
-  if (accepted === 'application/x-ndjson') return 'ndjson';
-  if (accepted === 'text/csv') return 'csv';
-  throw new AppError('unsupported_media_type', 406, 'Accept must allow text/csv or application/x-ndjson.');
+  const format = negotiateFormat(req);
+  if (format === null) {
+    throw new AppError('unsupported_media_type', 406, 'Accept must allow text/csv or application/x-ndjson.');
+  }
+  return format;
 }
 
 function idempotencyKey(req: Request): string | undefined {
@@ -112,20 +115,23 @@ export function jobsRouter(jobs: AsyncJobs, options: { maxBytes: number; spoolDi
       const format = resultFormat(req);
       const key = idempotencyKey(req);
       let spooled;
-      if (req.is('multipart/form-data')) {
+      const kind = bodyKind(req.headers['content-type']);
+      const encoding = req.headers['content-encoding'];
+      if (kind === null || (encoding !== undefined && encoding.toLowerCase() !== 'identity')) {
+        throw new AppError(
+          'unsupported_media_type',
+          415,
+          'Send the CSV file as text/csv (UTF-8), or as the `file` field of multipart/form-data.',
+        );
+      }
+      if (kind === 'multipart') {
         await new Promise<void>((resolve, reject) =>
           upload(req, res, (err: unknown) => (err ? reject(err) : resolve())),
         );
         if (!req.file) throw new AppError('validation_error', 400, 'The multipart body has no `file` field.');
         spooled = await jobs.adopt(req.file.path, format);
-      } else if (req.is('text/csv')) {
-        spooled = await jobs.spool(req, format);
       } else {
-        throw new AppError(
-          'unsupported_media_type',
-          415,
-          'Send the CSV file as text/csv, or as the `file` field of multipart/form-data.',
-        );
+        spooled = await jobs.spool(req, format);
       }
       const { record, created } = await jobs.submit(spooled, format, key);
       res.status(202);
