@@ -1,7 +1,7 @@
 /**
  * npm run bench:single — POST /v1/calculate against a bare node:http baseline, in one run.
  *
- * Each server runs alone in its own child process (one at a time, so they never compete for the CPU); this
+ * Each server runs in its own child process and only one is loaded at a time (alternating rounds); this
  * process is the load generator: a fixed number of concurrent keep-alive connections (a minimal HTTP/1.1
  * client) sending the same request body in a closed loop, bounded by a request count and a time budget,
  * loopback only. Besides throughput, the servers report their own CPU time per request, a figure that does not
@@ -12,8 +12,8 @@
  *   baseline  node:http that reads the same body, JSON.parses it and answers a fixed JSON of the same size
  *
  * Prints requests/s of both, the ratio app/baseline, and p50/p99 latency of both.
- * Environment: BENCH_CONCURRENCY (16), BENCH_REQUESTS (20000), BENCH_SECONDS (20), BENCH_WARMUP (2000),
- * BENCH_EXAMPLE (FSA-4).
+ * Environment: BENCH_CONCURRENCY (16), BENCH_ROUNDS (3), BENCH_REQUESTS per round (10000), BENCH_SECONDS per
+ * round (20), BENCH_WARMUP (10000), BENCH_EXAMPLE (FSA-4).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -35,9 +35,10 @@ const env = (name: string, fallback: number) => {
   return Number.isFinite(v) && v > 0 ? v : fallback;
 };
 const CONCURRENCY = env('BENCH_CONCURRENCY', 16);
-const REQUESTS = env('BENCH_REQUESTS', 20_000);
+const REQUESTS = env('BENCH_REQUESTS', 10_000);
+const ROUNDS = env('BENCH_ROUNDS', 3);
 const SECONDS = env('BENCH_SECONDS', 20);
-const WARMUP = env('BENCH_WARMUP', 2_000);
+const WARMUP = env('BENCH_WARMUP', 10_000);
 const EXAMPLE_ID = process.env.BENCH_EXAMPLE ?? 'FSA-4';
 
 const example = WORKED_EXAMPLES.find((e) => e.id === EXAMPLE_ID);
@@ -235,41 +236,88 @@ async function withServer<T>(kind: Kind, fn: (server: ServerHandle) => Promise<T
   }
 }
 
-async function measure(kind: Kind) {
-  return withServer(kind, async ({ port, cpuMicros }) => {
-    await load(port, WARMUP, 30);
-    const cpuBefore = await cpuMicros();
-    const r = await load(port, REQUESTS, SECONDS);
-    const cpuAfter = await cpuMicros();
-    const sorted = Float64Array.from(r.latenciesMs).sort();
-    return {
-      kind,
-      requests: r.requests,
-      errors: r.errors,
-      rps: r.requests / r.seconds,
-      p50: percentile(sorted, 50),
-      p99: percentile(sorted, 99),
-      cpuPerRequestMicros: (cpuAfter - cpuBefore) / r.requests,
-    };
-  });
+interface Measurement {
+  kind: Kind;
+  requests: number;
+  errors: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuPerRequestMicros: number;
 }
+
+async function measure(kind: Kind, server: ServerHandle): Promise<Measurement> {
+  const cpuBefore = await server.cpuMicros();
+  const r = await load(server.port, REQUESTS, SECONDS);
+  const cpuAfter = await server.cpuMicros();
+  const sorted = Float64Array.from(r.latenciesMs).sort();
+  return {
+    kind,
+    requests: r.requests,
+    errors: r.errors,
+    rps: r.requests / r.seconds,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    cpuPerRequestMicros: (cpuAfter - cpuBefore) / r.requests,
+  };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+};
 
 async function main(): Promise<void> {
   console.log(
     `bench:single — POST /v1/calculate (${EXAMPLE_ID}, ${BODY.length} B body), ${CONCURRENCY} keep-alive connections, ` +
-      `${REQUESTS} requests or ${SECONDS} s per server after ${WARMUP} warm-up requests; ` +
-      `${availableParallelism()} CPUs, node ${process.version}`,
+      `${ROUNDS} alternating rounds of ${REQUESTS} requests (or ${SECONDS} s) per server after ${WARMUP} warm-up ` +
+      `requests; ${availableParallelism()} CPUs, node ${process.version}`,
   );
-  const baseline = await measure('baseline');
-  const app = await measure('app');
+  // Both servers are up for the whole run but only one is loaded at a time (an idle server costs no CPU).
+  // Alternating rounds spread any background load on the machine over both sides; the medians are reported.
+  const results = await withServer('baseline', (baseline) =>
+    withServer('app', async (app) => {
+      await load(baseline.port, WARMUP, 30);
+      await load(app.port, WARMUP, 30);
+      const rounds: Array<{ baseline: Measurement; app: Measurement }> = [];
+      for (let i = 0; i < ROUNDS; i++) {
+        rounds.push({ baseline: await measure('baseline', baseline), app: await measure('app', app) });
+      }
+      return rounds;
+    }),
+  );
+
   const fmt = (x: number) => x.toFixed(2);
-  for (const r of [baseline, app]) {
-    console.log(
-      `${r.kind.padEnd(8)}  ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${fmt(r.p50)} ms   p99 ${fmt(r.p99)} ms   ` +
-        `server CPU ${r.cpuPerRequestMicros.toFixed(1)} µs/request   (${r.requests} requests, ${r.errors} non-200)`,
-    );
-  }
-  console.log(`ratio app/baseline (req/s): ${(app.rps / baseline.rps).toFixed(3)} (target ≥ 0.35)`);
+  const line = (r: Measurement) =>
+    `${r.kind.padEnd(8)}  ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${fmt(r.p50)} ms   p99 ${fmt(r.p99)} ms   ` +
+    `server CPU ${r.cpuPerRequestMicros.toFixed(1).padStart(6)} µs/request   (${r.requests} requests, ${r.errors} non-200)`;
+  results.forEach((round, i) => {
+    console.log(`round ${i + 1}`);
+    console.log(`  ${line(round.baseline)}`);
+    console.log(`  ${line(round.app)}`);
+  });
+  const summary = (kind: Kind): Measurement => {
+    const rs = results.map((r) => r[kind]);
+    return {
+      kind,
+      requests: rs.reduce((a, r) => a + r.requests, 0),
+      errors: rs.reduce((a, r) => a + r.errors, 0),
+      rps: median(rs.map((r) => r.rps)),
+      p50: median(rs.map((r) => r.p50)),
+      p99: median(rs.map((r) => r.p99)),
+      cpuPerRequestMicros: median(rs.map((r) => r.cpuPerRequestMicros)),
+    };
+  };
+  const baseline = summary('baseline');
+  const app = summary('app');
+  console.log('median of the rounds');
+  console.log(`  ${line(baseline)}`);
+  console.log(`  ${line(app)}`);
+  const ratios = results.map((r) => r.app.rps / r.baseline.rps);
+  console.log(
+    `ratio app/baseline (req/s): ${median(ratios).toFixed(3)} median; rounds ${ratios.map((x) => x.toFixed(3)).join(', ')}` +
+      ' (target ≥ 0.35)',
+  );
   console.log(
     `ratio baseline/app (server CPU per request): ${(baseline.cpuPerRequestMicros / app.cpuPerRequestMicros).toFixed(3)}` +
       ' (the same comparison without the load generator’s share of the 2 cores)',
