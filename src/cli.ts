@@ -34,14 +34,16 @@ import { runBulk, type BulkFormat, type BulkProgress } from './bulk/pipeline.ts'
 import { createInlineRunner } from './bulk/runners/inline.ts';
 import { createPoolRunner, type PoolRunner } from './bulk/runners/pool.ts';
 import type { ChunkRunner } from './bulk/runner.ts';
+import { remoteBulkCommand } from './queue/remote-client.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_ROW_ERRORS = 2;
 
 const USAGE = `Usage:
-  sor bulk IN.csv [-o OUT] [--format csv|ndjson] [--threads N]
+  sor bulk IN.csv [-o OUT] [--format csv|ndjson] [--threads N] [--server URL]
       Calculates every student of a bulk CSV file (layout: README, "Bulk CSV layout").
+      --server   send the file to a running service (async job API) and follow its progress there
       IN or OUT "-" means stdin or stdout (OUT defaults to stdout).
       --format   csv (default): every input row with its results; ndjson: one BulkResult per student
       --threads  worker threads for large files (default: BULK_THREADS, the number of cores)
@@ -184,11 +186,22 @@ async function bulkCommand(args: string[], io: CliIo): Promise<number> {
       output: { type: 'string', short: 'o' },
       format: { type: 'string', default: 'csv' },
       threads: { type: 'string' },
+      server: { type: 'string' },
     },
   });
   if (positionals.length !== 1) throw new UsageError('sor bulk needs exactly one input file (or - for stdin)');
   const format = values.format;
   if (format !== 'csv' && format !== 'ndjson') throw new UsageError('--format must be csv or ndjson');
+  if (values.server !== undefined) {
+    // src/queue/remote-client.ts: POST /v1/jobs, follow the progress, stream the result to OUT.
+    return remoteBulkCommand({
+      server: values.server,
+      inputPath: positionals[0]!,
+      outputPath: values.output ?? '-',
+      format,
+      io,
+    });
+  }
   const config = loadConfig(io.env);
   const threads = parseThreads(values.threads, config);
   const { input, size } = openInput(positionals[0]!, io);

@@ -42,7 +42,12 @@ export function jobView(job: JobRecord) {
     id: job.id,
     status: job.status,
     format: job.format,
-    progress: { students_done: job.students_done, students_total: job.students_total },
+    progress: {
+      students_done: job.students_done,
+      students_total: job.students_total,
+      rows_done: job.rows_done,
+      error_rows: job.error_rows,
+    },
     created_at: job.created_at,
     started_at: job.started_at,
     finished_at: job.finished_at,
@@ -224,6 +229,8 @@ export const JobSchema = z
     progress: z.object({
       students_done: z.int().min(0),
       students_total: z.int().min(0).nullable().meta({ description: 'null until the file has been counted.' }),
+      rows_done: z.int().min(0).meta({ description: 'Output rows written so far.' }),
+      error_rows: z.int().min(0).meta({ description: 'Rows with row_status error so far (bad student data).' }),
     }),
     created_at: z.iso.datetime(),
     started_at: z.iso.datetime().nullable(),

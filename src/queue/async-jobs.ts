@@ -241,6 +241,7 @@ export class AsyncJobs {
       students_done: 0,
       students_total: null,
       rows_done: 0,
+      error_rows: 0,
       error: null,
       fingerprint: upload.sha256,
       lease_until: now.getTime() + LEASE_MS,
@@ -321,14 +322,16 @@ export class AsyncJobs {
     log.info('async job running');
     let students = 0;
     let rows = 0;
+    let errorRows = 0;
     let lastWrite = 0;
     const onProgress = (p: BulkProgress) => {
       students = p.students;
       rows = p.rows;
+      errorRows = p.errorRows;
       const now = Date.now();
       if (now - lastWrite >= PROGRESS_EVERY_MS) {
         lastWrite = now;
-        void this.#update(id, { students_done: students, rows_done: rows });
+        void this.#update(id, { students_done: students, rows_done: rows, error_rows: errorRows });
       }
     };
     const sink = new ResultSink(this.store, id);
@@ -345,6 +348,7 @@ export class AsyncJobs {
       });
       students = summary.students;
       rows = summary.rows;
+      errorRows = summary.errorRows;
       if (!sink.writableFinished) {
         await new Promise<void>((resolve, reject) => {
           if (sink.writableEnded) sink.once('finish', resolve);
@@ -358,9 +362,10 @@ export class AsyncJobs {
         students_done: students,
         students_total: students,
         rows_done: rows,
+        error_rows: errorRows,
       });
       metrics.jobTransitions.inc({ status: 'completed' });
-      log.info({ students, rows }, 'async job completed');
+      log.info({ students, rows, errorRows }, 'async job completed');
     } catch (err) {
       sink.destroy();
       const error = signal.aborted

@@ -28,6 +28,8 @@ export interface JobRecord {
   /** Known once the file has been counted (shortly after submission). */
   students_total: number | null;
   rows_done: number;
+  /** Output rows whose row_status is error (bad student data; the job still completes). */
+  error_rows: number;
   error: JobError | null;
   /** sha256 of the submitted body and format: an Idempotency-Key reused for a different file is refused. */
   fingerprint: string;
@@ -41,7 +43,15 @@ export interface JobRecord {
 export type JobPatch = Partial<
   Pick<
     JobRecord,
-    'status' | 'started_at' | 'finished_at' | 'students_done' | 'students_total' | 'rows_done' | 'error' | 'lease_until'
+    | 'status'
+    | 'started_at'
+    | 'finished_at'
+    | 'students_done'
+    | 'students_total'
+    | 'rows_done'
+    | 'error_rows'
+    | 'error'
+    | 'lease_until'
   >
 >;
 

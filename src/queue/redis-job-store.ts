@@ -46,6 +46,7 @@ function fromHash(h: Record<string, string>): JobRecord | undefined {
     students_done: num('students_done') ?? 0,
     students_total: num('students_total'),
     rows_done: num('rows_done') ?? 0,
+    error_rows: num('error_rows') ?? 0,
     error: h.error ? (JSON.parse(h.error) as JobRecord['error']) : null,
     fingerprint: h.fingerprint ?? '',
     lease_until: num('lease_until') ?? 0,

@@ -161,7 +161,7 @@ describe.each(['memory', 'redis'] as const)('async jobs with the %s store', (sto
         const job = await waitDone(h, body.id as string);
         expect(job.status).toBe('completed');
         expect(job.error).toBeNull();
-        expect(job.progress).toEqual({ students_done: 1200, students_total: 1200 });
+        expect(job.progress).toMatchObject({ students_done: 1200, students_total: 1200 });
         expect(typeof job.finished_at).toBe('string');
         const result = await fetch(`${h.base}${body.result_url}`);
         expect(result.status).toBe(200);
@@ -188,7 +188,7 @@ describe.each(['memory', 'redis'] as const)('async jobs with the %s store', (sto
         await new Promise((r) => setTimeout(r, 20));
       }
       expect(['queued', 'running']).toContain(job.status);
-      expect(job.progress).toEqual({ students_done: 0, students_total: 1200 });
+      expect(job.progress).toEqual({ students_done: 0, students_total: 1200, rows_done: 0, error_rows: 0 });
       h.gate?.();
       expect((await waitDone(h, id)).status).toBe('completed');
       expect((await fetch(`${h.base}/v1/jobs/${id}/result`)).status).toBe(200);
@@ -291,6 +291,7 @@ describe('async job HTTP edges', () => {
       students_done: 10,
       students_total: 100,
       rows_done: 20,
+      error_rows: 0,
       error: null,
       fingerprint: 'x',
       lease_until: Date.now() - 1,

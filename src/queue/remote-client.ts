@@ -1,0 +1,184 @@
+/**
+ * `sor bulk IN.csv --server URL`: submits the file to a running service's async job API instead of calculating
+ * locally, follows the job's progress on stderr, then streams the result to OUT. Same output bytes and exit
+ * status as a local `sor bulk` of the same file (the service runs the same pipeline).
+ *
+ *   POST {URL}/v1/jobs  (text/csv, Accept per --format, an Idempotency-Key)  → 202 {id, status_url, result_url}
+ *   GET  status_url every POLL_MS until completed | failed, drawing a progress line
+ *   GET  result_url → OUT (written to a temporary file renamed at the end: never a file that looks complete)
+ */
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream, renameSync, statSync, unlinkSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import type { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+
+/** Exit statuses, the same as src/cli.ts: 0 all rows ok, 2 some rows are error rows, 1 failure. */
+const EXIT_OK = 0;
+const EXIT_FAILURE = 1;
+const EXIT_ROW_ERRORS = 2;
+
+export const POLL_MS = 500;
+
+export interface RemoteIo {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable & { isTTY?: boolean };
+}
+
+export interface RemoteBulkOptions {
+  server: string;
+  inputPath: string;
+  /** `-` for stdout. */
+  outputPath: string;
+  format: 'csv' | 'ndjson';
+  io: RemoteIo;
+  pollMs?: number;
+  signal?: AbortSignal;
+}
+
+interface JobView {
+  id: string;
+  status: 'queued' | 'running' | 'completed' | 'failed';
+  progress: { students_done: number; students_total: number | null; rows_done?: number; error_rows?: number };
+  error: { code: string; message: string; field_errors?: { field: string; message: string }[] } | null;
+  status_url: string;
+  result_url: string;
+}
+
+class RemoteError extends Error {}
+
+function fmt(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+async function envelopeMessage(res: Response): Promise<string> {
+  const text = await res.text().catch(() => '');
+  try {
+    const body = JSON.parse(text) as {
+      code?: string;
+      message?: string;
+      field_errors?: { field: string; message: string }[];
+    };
+    const fields = (body.field_errors ?? []).map((f) => `\n  ${f.field}: ${f.message}`).join('');
+    return `${res.status} ${body.code ?? ''}: ${body.message ?? text}${fields}`;
+  } catch {
+    return `${res.status}: ${text.slice(0, 200)}`;
+  }
+}
+
+function baseUrl(server: string): URL {
+  let url: URL;
+  try {
+    url = new URL(server);
+  } catch {
+    throw new RemoteError(`--server must be a URL such as http://localhost:8080 (got ${JSON.stringify(server)})`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RemoteError('--server must be http(s)://');
+  return url;
+}
+
+/** Runs the remote bulk command; resolves with the exit status. */
+export async function remoteBulkCommand(options: RemoteBulkOptions): Promise<number> {
+  const { io, format } = options;
+  const pollMs = options.pollMs ?? POLL_MS;
+  const tty = io.stderr.isTTY === true;
+  const tmpPath = options.outputPath === '-' ? undefined : `${options.outputPath}.partial-${process.pid}`;
+  let drawn = false;
+  const clear = () => {
+    if (drawn) io.stderr.write('\r\x1b[K');
+    drawn = false;
+  };
+  try {
+    const base = baseUrl(options.server);
+    const input =
+      options.inputPath === '-' ? io.stdin : createReadStream(options.inputPath, { highWaterMark: 256 * 1024 });
+    const headers: Record<string, string> = {
+      'Content-Type': 'text/csv; charset=utf-8',
+      Accept: format === 'ndjson' ? 'application/x-ndjson' : 'text/csv',
+      'Idempotency-Key': randomUUID(),
+    };
+    if (options.inputPath !== '-') headers['Content-Length'] = String(statSync(options.inputPath).size);
+
+    const started = performance.now();
+    io.stderr.write(`sor: uploading to ${base.origin}\n`);
+    const submitted = await fetch(new URL('/v1/jobs', base), {
+      method: 'POST',
+      headers,
+      body: Readable.toWeb(input) as unknown as ReadableStream<Uint8Array>,
+      duplex: 'half',
+      signal: options.signal,
+    } as RequestInit & { duplex: 'half' });
+    if (submitted.status !== 202)
+      throw new RemoteError(`the server refused the file: ${await envelopeMessage(submitted)}`);
+    const accepted = (await submitted.json()) as { id: string; status_url: string; result_url: string };
+    io.stderr.write(`sor: job ${accepted.id} accepted\n`);
+
+    let job: JobView;
+    let lastLine = 0;
+    for (;;) {
+      const res = await fetch(new URL(accepted.status_url, base), { signal: options.signal });
+      if (res.status !== 200) throw new RemoteError(`cannot read the job status: ${await envelopeMessage(res)}`);
+      job = (await res.json()) as JobView;
+      const now = performance.now();
+      const p = job.progress;
+      const seconds = (now - started) / 1000;
+      const pct = p.students_total ? Math.floor((100 * p.students_done) / Math.max(1, p.students_total)) : undefined;
+      const line =
+        `job ${job.status}: ${fmt(p.students_done)}${p.students_total !== null ? ` / ${fmt(p.students_total)}` : ''} ` +
+        `students${pct !== undefined ? ` (${pct}%)` : ''}, ${fmt(seconds > 0 ? p.students_done / seconds : 0)} students/s`;
+      if (tty) {
+        io.stderr.write(`\r\x1b[K${line}`);
+        drawn = true;
+      } else if (now - lastLine >= 5000) {
+        io.stderr.write(`sor: ${line}\n`);
+        lastLine = now;
+      }
+      if (job.status === 'completed' || job.status === 'failed') break;
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+    clear();
+    if (job.status === 'failed') {
+      const e = job.error;
+      const fields = (e?.field_errors ?? []).map((f) => `\n  ${f.field}: ${f.message}`).join('');
+      throw new RemoteError(`the job failed: ${e?.code ?? 'internal_error'}: ${e?.message ?? ''}${fields}`);
+    }
+
+    const result = await fetch(new URL(accepted.result_url, base), { signal: options.signal });
+    if (result.status !== 200 || !result.body) {
+      throw new RemoteError(`cannot download the result: ${await envelopeMessage(result)}`);
+    }
+    const output: Writable = tmpPath === undefined ? io.stdout : createWriteStream(tmpPath);
+    await pipeline(Readable.fromWeb(result.body as unknown as WebReadableStream<Uint8Array>), output, {
+      end: tmpPath !== undefined,
+    });
+    if (tmpPath !== undefined) renameSync(tmpPath, options.outputPath);
+
+    const seconds = (performance.now() - started) / 1000;
+    const errorRows = job.progress.error_rows ?? 0;
+    io.stderr.write(
+      `sor: ${fmt(job.progress.rows_done ?? 0)} rows, ${fmt(job.progress.students_done)} students in ` +
+        `${seconds.toFixed(1)} s on ${base.origin} (job ${job.id}): ` +
+        (errorRows === 0
+          ? 'all rows ok\n'
+          : `${fmt(errorRows)} error rows (row_status=error; see error_field and error_message)\n`),
+    );
+    return errorRows === 0 ? EXIT_OK : EXIT_ROW_ERRORS;
+  } catch (err) {
+    clear();
+    if (tmpPath !== undefined) {
+      try {
+        unlinkSync(tmpPath);
+      } catch {
+        // nothing was written
+      }
+    }
+    const message =
+      err instanceof RemoteError
+        ? err.message
+        : `cannot reach ${options.server}: ${(err as Error).message}${(err as { cause?: Error }).cause ? ` (${(err as { cause: Error }).cause.message})` : ''}`;
+    io.stderr.write(`sor: error: ${message}\n`);
+    return EXIT_FAILURE;
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * `sor bulk --server URL`: the CLI submits the file to a running service's async job API, follows the progress
+ * and writes the result: the same bytes and exit status as a local `sor bulk` of the same file.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/api/app.ts';
+import { main } from '../../src/cli.ts';
+import { createRuntime } from '../../src/runtime.ts';
+import type { Runtime } from '../../src/runtime.ts';
+import { freePort } from '../support/redis.ts';
+import { makeCsv } from './csv-gen.ts';
+import { silentLogger, testConfig } from './helpers.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'sor-remote-'));
+const input = join(dir, 'students.csv');
+let runtime: Runtime;
+let server: Server;
+let base: string;
+const cliEnv = { BULK_CHUNK_STUDENTS: '100', BULK_SYNC_MAX_ROWS: '50', BULK_THREADS: '2' };
+
+function io() {
+  const stderr = new PassThrough();
+  let err = '';
+  stderr.on('data', (d: Buffer) => (err += d.toString()));
+  return {
+    io: { stdin: Readable.from([]), stdout: new PassThrough(), stderr, env: cliEnv },
+    stderr: () => err,
+  };
+}
+
+beforeAll(async () => {
+  writeFileSync(input, makeCsv(1500, 21));
+  // The service without Redis: the same job API on the in-process store.
+  const config = testConfig(cliEnv);
+  runtime = await createRuntime(config, silentLogger);
+  const app = createApp(
+    { config, logger: silentLogger, runners: runtime.runners, readiness: runtime.readiness },
+    { routers: runtime.routers, openApiPaths: runtime.openApiPaths },
+  );
+  server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  await runtime?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('sor bulk --server', () => {
+  it.each(['csv', 'ndjson'] as const)('writes the same %s and exit status as a local run', async (format) => {
+    const local = io();
+    const localOut = join(dir, `local.${format}`);
+    const localCode = await main(['bulk', input, '-o', localOut, '--format', format], local.io);
+    const remote = io();
+    const remoteOut = join(dir, `remote.${format}`);
+    const remoteCode = await main(['bulk', input, '-o', remoteOut, '--format', format, '--server', base], remote.io);
+    expect(remoteCode).toBe(localCode);
+    expect(remoteCode).toBe(2); // the generated file has invalid students: error rows
+    expect(readFileSync(remoteOut, 'utf8')).toBe(readFileSync(localOut, 'utf8'));
+    expect(remote.stderr()).toMatch(/job [0-9a-f-]{36} accepted/);
+    expect(remote.stderr()).toMatch(/1,500 students in .* error rows/);
+  });
+
+  it('exits 1 with the job error when the service rejects the file, leaving no output file', async () => {
+    const bad = join(dir, 'bad.csv');
+    writeFileSync(bad, 'student_id,term_label\nS1,Fall\n');
+    const out = join(dir, 'bad-out.csv');
+    const r = io();
+    expect(await main(['bulk', bad, '-o', out, '--server', base], r.io)).toBe(1);
+    expect(r.stderr()).toMatch(/the job failed: validation_error/);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('exits 1 with a clear message when the server cannot be reached', async () => {
+    const r = io();
+    const url = `http://127.0.0.1:${await freePort()}`;
+    expect(await main(['bulk', input, '-o', join(dir, 'x.csv'), '--server', url], r.io)).toBe(1);
+    expect(r.stderr()).toMatch(new RegExp(`cannot reach ${url}`));
+  });
+});
