@@ -12,8 +12,12 @@
  *   baseline  node:http that reads the same body, JSON.parses it and answers a fixed JSON of the same size
  *
  * Prints requests/s of both, the ratio app/baseline, and p50/p99 latency of both.
+ * A last phase loads both servers at the same fixed rate (open loop) and compares their CPU per request: with a
+ * closed loop the faster server keeps the load generator busy and so pays fewer cross-CPU wake-ups per response,
+ * which on a 2-core VM is a large part of a loopback write.
+ *
  * Environment: BENCH_CONCURRENCY (16), BENCH_ROUNDS (3), BENCH_REQUESTS per round (10000), BENCH_SECONDS per
- * round (20), BENCH_WARMUP (10000), BENCH_EXAMPLE (FSA-4).
+ * round (20), BENCH_WARMUP (10000), BENCH_EXAMPLE (FSA-4), BENCH_RATE (3000 req/s), BENCH_RATE_SECONDS (4).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -37,6 +41,8 @@ const env = (name: string, fallback: number) => {
 const CONCURRENCY = env('BENCH_CONCURRENCY', 16);
 const REQUESTS = env('BENCH_REQUESTS', 10_000);
 const ROUNDS = env('BENCH_ROUNDS', 3);
+const RATE = env('BENCH_RATE', 3000);
+const RATE_SECONDS = env('BENCH_RATE_SECONDS', 4);
 const SECONDS = env('BENCH_SECONDS', 20);
 const WARMUP = env('BENCH_WARMUP', 10_000);
 const EXAMPLE_ID = process.env.BENCH_EXAMPLE ?? 'FSA-4';
@@ -195,6 +201,36 @@ async function load(port: number, total: number, seconds: number): Promise<RunRe
   return { requests: done, errors, seconds: elapsed, latenciesMs: latencies.subarray(0, done) };
 }
 
+/**
+ * Open loop at a fixed request rate (the same for both servers): each connection sends on its own schedule, so
+ * both servers do the same work per second and pay the same per-write wake-up costs of the loopback network.
+ * Returns how many requests were sent and how many were not 200.
+ */
+async function loadAtRate(port: number, rate: number, seconds: number): Promise<{ requests: number; errors: number }> {
+  const perConnectionInterval = (1000 * CONCURRENCY) / rate;
+  const perConnection = Math.max(1, Math.round((rate * seconds) / CONCURRENCY));
+  let requests = 0;
+  let errors = 0;
+  const worker = async (k: number) => {
+    const connection = new Connection(port);
+    const start = performance.now() + (k * perConnectionInterval) / CONCURRENCY;
+    try {
+      for (let i = 0; i < perConnection; i++) {
+        const due = start + i * perConnectionInterval;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        const status = await connection.send();
+        requests++;
+        if (status !== 200) errors++;
+      }
+    } finally {
+      connection.close();
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, (_, k) => worker(k)));
+  return { requests, errors };
+}
+
 function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -275,7 +311,7 @@ async function main(): Promise<void> {
   );
   // Both servers are up for the whole run but only one is loaded at a time (an idle server costs no CPU).
   // Alternating rounds spread any background load on the machine over both sides; the medians are reported.
-  const results = await withServer('baseline', (baseline) =>
+  const outcome = await withServer('baseline', (baseline) =>
     withServer('app', async (app) => {
       await load(baseline.port, WARMUP, 30);
       await load(app.port, WARMUP, 30);
@@ -283,9 +319,16 @@ async function main(): Promise<void> {
       for (let i = 0; i < ROUNDS; i++) {
         rounds.push({ baseline: await measure('baseline', baseline), app: await measure('app', app) });
       }
-      return rounds;
+      const atRate = async (server: ServerHandle) => {
+        const before = await server.cpuMicros();
+        const r = await loadAtRate(server.port, RATE, RATE_SECONDS);
+        return { ...r, cpuPerRequestMicros: ((await server.cpuMicros()) - before) / r.requests };
+      };
+      const fixedRate = { baseline: await atRate(baseline), app: await atRate(app) };
+      return { rounds, fixedRate };
     }),
   );
+  const { rounds: results, fixedRate } = outcome;
 
   const fmt = (x: number) => x.toFixed(2);
   const line = (r: Measurement) =>
@@ -322,7 +365,12 @@ async function main(): Promise<void> {
     `ratio baseline/app (server CPU per request): ${(baseline.cpuPerRequestMicros / app.cpuPerRequestMicros).toFixed(3)}` +
       ' (the same comparison without the load generator’s share of the 2 cores)',
   );
-  if (app.errors > 0 || baseline.errors > 0) {
+  console.log(
+    `fixed rate ${RATE} req/s for ${RATE_SECONDS} s (same load on both): server CPU baseline ` +
+      `${fixedRate.baseline.cpuPerRequestMicros.toFixed(1)} µs/request, app ${fixedRate.app.cpuPerRequestMicros.toFixed(1)} ` +
+      `µs/request, ratio baseline/app ${(fixedRate.baseline.cpuPerRequestMicros / fixedRate.app.cpuPerRequestMicros).toFixed(3)}`,
+  );
+  if (app.errors + baseline.errors + fixedRate.app.errors + fixedRate.baseline.errors > 0) {
     console.error('some responses were not 200: the figures are not valid');
     process.exitCode = 1;
   }
