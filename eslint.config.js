@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.scratch/**', '.bench-tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -24,7 +24,18 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['express', 'bullmq', 'piscina', 'ioredis', 'node:*', 'pino*', 'csv-*', '../api/*', '../bulk/*', '../queue/*'],
+              group: [
+                'express',
+                'bullmq',
+                'piscina',
+                'ioredis',
+                'node:*',
+                'pino*',
+                'csv-*',
+                '../api/*',
+                '../bulk/*',
+                '../queue/*',
+              ],
               message: 'src/domain is pure: no I/O, frameworks or transport imports.',
             },
           ],
