@@ -14,9 +14,11 @@
  * at the end. Ratios, not wall-clock thresholds: compare runs on the same machine only.
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Readable, Writable } from 'node:stream';
 import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import pino from 'pino';
 import { runBulk } from '../src/bulk/pipeline.ts';
 import type { ChunkOutput, ChunkRunner, ChunkTask } from '../src/bulk/runner.ts';
@@ -39,12 +41,17 @@ const STUDENTS = arg('students', 200_000);
 const WORKER_THREADS = arg('worker-threads', 1);
 const CHUNK = arg('chunk', 1000);
 const ROUNDS = arg('rounds', 3);
+const WARMUP = Math.min(STUDENTS, 30_000);
+const PREFETCH = Number(process.argv.includes('--prefetch') ? arg('prefetch', 0) : 0);
 const CORES = availableParallelism();
 const silent = pino({ level: 'silent' });
 
 interface RunResult {
   label: string;
   seconds: number;
+  /** CPU seconds spent by every process of the run (this one, the workers, the Redis server). */
+  cpuSeconds: number;
+  split: CpuSample;
   students: number;
   rows: number;
   sha256: string;
@@ -57,7 +64,51 @@ function progressLine(label: string, done: number): void {
     );
 }
 
-async function runFile(label: string, runner: ChunkRunner, extraEnv: Record<string, string> = {}): Promise<RunResult> {
+const CLK_TCK = 100;
+
+/** user + system CPU seconds of a process, from /proc (0 where /proc is not available). */
+function procCpu(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+  } catch {
+    return 0;
+  }
+}
+
+async function redisCpu(url: string): Promise<number> {
+  const client = new Redis(url);
+  try {
+    const info = await client.info('cpu');
+    const get = (k: string) => Number(new RegExp(`^${k}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+    return get('used_cpu_sys') + get('used_cpu_user');
+  } finally {
+    client.disconnect();
+  }
+}
+
+interface CpuSample {
+  api: number;
+  workers: number;
+  redis: number;
+}
+
+/** CPU of this process (all its threads), the given child processes and Redis: a load-independent cost. */
+async function cpuNow(pids: number[], redisUrl: string | undefined): Promise<CpuSample> {
+  const self = process.cpuUsage();
+  let workers = 0;
+  for (const pid of pids) workers += procCpu(pid);
+  return { api: (self.user + self.system) / 1e6, workers, redis: redisUrl ? await redisCpu(redisUrl) : 0 };
+}
+
+async function runFile(
+  label: string,
+  runner: ChunkRunner,
+  extraEnv: Record<string, string> = {},
+  cpu: { pids: number[]; redisUrl?: string } = { pids: [] },
+  students = STUDENTS,
+): Promise<RunResult> {
   const hash = createHash('sha256');
   const output = new Writable({
     write(chunk: Buffer, _e, cb) {
@@ -66,10 +117,11 @@ async function runFile(label: string, runner: ChunkRunner, extraEnv: Record<stri
     },
   });
   const config = loadConfig({ BULK_CHUNK_STUDENTS: String(CHUNK), BULK_SYNC_MAX_ROWS: '0', ...extraEnv });
+  const cpuBefore = await cpuNow(cpu.pids, cpu.redisUrl);
   const started = performance.now();
   let last = 0;
   const summary = await runBulk({
-    input: Readable.from(csvPieces(STUDENTS, 42)),
+    input: Readable.from(csvPieces(students, 42)),
     output,
     format: 'csv',
     runner,
@@ -82,8 +134,23 @@ async function runFile(label: string, runner: ChunkRunner, extraEnv: Record<stri
     },
   });
   const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = await cpuNow(cpu.pids, cpu.redisUrl);
+  const split = {
+    api: cpuAfter.api - cpuBefore.api,
+    workers: cpuAfter.workers - cpuBefore.workers,
+    redis: cpuAfter.redis - cpuBefore.redis,
+  };
+  const cpuSeconds = split.api + split.workers + split.redis;
   if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
-  return { label, seconds, students: summary.students, rows: summary.rows, sha256: hash.digest('hex') };
+  return {
+    label,
+    seconds,
+    cpuSeconds,
+    split,
+    students: summary.students,
+    rows: summary.rows,
+    sha256: hash.digest('hex'),
+  };
 }
 
 /** A runner that does no calculation: isolates the transport cost. */
@@ -135,43 +202,85 @@ async function main(): Promise<void> {
   const results: RunResult[] = [];
   console.log(
     `bench:queue — ${STUDENTS.toLocaleString('en-US')} students, chunks of ${CHUNK}, ${CORES} cores, ` +
-      `Redis ${redis.source}, worker processes with ${WORKER_THREADS} thread(s) each`,
+      `Redis ${redis.source}, worker processes with ${WORKER_THREADS} thread(s) each (prefetch ${PREFETCH})`,
   );
   try {
-    // Interleaved rounds (embedded, 1 worker, 2 workers, embedded, ...): a neighbour's load hits every mode alike.
-    const runs: RunResult[][] = [[], [], []];
-    for (let round = 0; round < ROUNDS; round++) {
-      runs[0]?.push(await runFile(`embedded pool (${CORES} threads)`, pool));
-      for (const workers of [1, 2]) {
-        const prefix = uniquePrefix(`bench-${workers}w`);
-        prefixes.push(prefix);
-        const env = { REDIS_URL: redis.url, BULLMQ_PREFIX: prefix };
-        for (let i = 0; i < workers; i++) await startWorker({ ...env, BULK_THREADS: String(WORKER_THREADS) });
-        const config = loadConfig({ ...env, BULK_CHUNK_STUDENTS: String(CHUNK) });
-        let fallbacks = 0;
-        const fallback: ChunkRunner = {
-          kind: 'pool',
-          run: (t) => {
-            fallbacks++;
-            return pool.run(t);
-          },
-          close: async () => undefined,
-        };
-        const runner = createQueueRunner({ config, logger: silent, fallback });
-        try {
-          const label = `queue, ${workers} worker process${workers > 1 ? 'es' : ''}`;
-          const r = await runFile(label, runner.forRequest('bench'), env);
-          if (fallbacks > 0) r.label += ` (${fallbacks} chunks fell back to the local pool!)`;
-          runs[workers]?.push(r);
-        } finally {
-          await runner.close();
-          await killAll();
-        }
+    // Each mode is set up once (workers stay up, like in production) and warmed up with an untimed run, so no
+    // mode pays V8's JIT warm-up inside a timed run. Then interleaved rounds (embedded, 1 worker, 2 workers,
+    // embedded, ...): load from other processes on the machine hits every mode alike.
+    interface Mode {
+      label: string;
+      runner: ChunkRunner;
+      env: Record<string, string>;
+      pids: number[];
+      fallbacks: () => number;
+      close(): Promise<void>;
+    }
+    const modes: Mode[] = [
+      {
+        label: `embedded pool (${CORES} threads)`,
+        runner: pool,
+        env: {},
+        pids: [],
+        fallbacks: () => 0,
+        close: async () => undefined,
+      },
+    ];
+    for (const workers of [1, 2]) {
+      const prefix = uniquePrefix(`bench-${workers}w`);
+      prefixes.push(prefix);
+      const env = { REDIS_URL: redis.url, BULLMQ_PREFIX: prefix };
+      const pids: number[] = [];
+      for (let i = 0; i < workers; i++) {
+        const w = await startWorker({
+          ...env,
+          BULK_THREADS: String(WORKER_THREADS),
+          QUEUE_WORKER_PREFETCH: String(PREFETCH),
+        });
+        if (w.proc.pid !== undefined) pids.push(w.proc.pid);
       }
-      console.log(
-        `  round ${round + 1}/${ROUNDS}: ` +
-          runs.map((r) => `${r[r.length - 1]?.label}: ${r[r.length - 1]?.seconds.toFixed(2)} s`).join(', '),
-      );
+      let fallbacks = 0;
+      const fallback: ChunkRunner = {
+        kind: 'pool',
+        run: (t) => {
+          fallbacks++;
+          return pool.run(t);
+        },
+        close: async () => undefined,
+      };
+      const runner = createQueueRunner({
+        config: loadConfig({ ...env, BULK_CHUNK_STUDENTS: String(CHUNK) }),
+        logger: silent,
+        fallback,
+      });
+      modes.push({
+        label: `queue, ${workers} worker process${workers > 1 ? 'es' : ''}`,
+        runner: runner.forRequest('bench'),
+        env,
+        pids,
+        fallbacks: () => fallbacks,
+        close: () => runner.close(),
+      });
+    }
+    const runs: RunResult[][] = modes.map(() => []);
+    try {
+      for (const mode of modes) await runFile(`${mode.label} (warm-up)`, mode.runner, mode.env, undefined, WARMUP);
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const [i, mode] of modes.entries()) {
+          const before = mode.fallbacks();
+          const r = await runFile(mode.label, mode.runner, mode.env, { pids: mode.pids, redisUrl: redis.url });
+          if (mode.fallbacks() > before)
+            r.label += ` (${mode.fallbacks() - before} chunks fell back to the local pool!)`;
+          runs[i]?.push(r);
+        }
+        console.log(
+          `  round ${round + 1}/${ROUNDS}: ` +
+            runs.map((r) => `${r[r.length - 1]?.label}: ${r[r.length - 1]?.seconds.toFixed(2)} s`).join(', '),
+        );
+      }
+    } finally {
+      for (const mode of modes) await mode.close();
+      await killAll();
     }
     const median = (rs: RunResult[]): RunResult => {
       const sorted = [...rs].sort((a, b) => a.seconds - b.seconds);
@@ -186,13 +295,29 @@ async function main(): Promise<void> {
     const base = results[0] as RunResult;
     console.log('');
     console.log(`Median of ${ROUNDS} interleaved round(s):`);
-    console.log('| run | seconds | students/s | ratio to embedded | output identical |');
-    console.log('|---|---:|---:|---:|---|');
+    console.log(
+      '| run | seconds | students/s | ratio to embedded | CPU ms / 1000 students | CPU cost ratio | output identical |',
+    );
+    console.log('|---|---:|---:|---:|---:|---:|---|');
     for (const r of results) {
       const rate = r.students / r.seconds;
+      const cpuPerK = (r.cpuSeconds * 1e6) / r.students;
+      const baseCpuPerK = (base.cpuSeconds * 1e6) / base.students;
       console.log(
         `| ${r.label} | ${r.seconds.toFixed(2)} | ${Math.round(rate).toLocaleString('en-US')} | ` +
-          `${(rate / (base.students / base.seconds)).toFixed(2)}× | ${r.sha256 === base.sha256 && r.rows === base.rows ? 'yes' : 'NO'} |`,
+          `${(rate / (base.students / base.seconds)).toFixed(2)}× | ${cpuPerK.toFixed(0)} | ` +
+          `${(cpuPerK / baseCpuPerK).toFixed(2)}× | ${r.sha256 === base.sha256 && r.rows === base.rows ? 'yes' : 'NO'} |`,
+      );
+    }
+    console.log(
+      'CPU = user+system seconds of the API process, the worker processes and the Redis server during the run: ' +
+        'unlike wall time it does not depend on other load on the machine. Split per 1000 students:',
+    );
+    for (const r of results) {
+      const k = 1e6 / r.students;
+      console.log(
+        `  ${r.label}: API process ${(r.split.api * k).toFixed(1)} ms, workers ${(r.split.workers * k).toFixed(1)} ms, ` +
+          `Redis ${(r.split.redis * k).toFixed(1)} ms`,
       );
     }
 
@@ -222,8 +347,8 @@ async function main(): Promise<void> {
       `  8 chunks in flight  : ${(cost.queueMsPipelined - cost.localMs).toFixed(2)} ms per chunk ` +
         `(${(((cost.queueMsPipelined - cost.localMs) * 1000) / CHUNK).toFixed(1)} µs per student)`,
     );
-    const calcMsPerChunk = (base.seconds * 1000 * CORES) / (base.students / CHUNK);
-    console.log(`  calculation itself  : ${calcMsPerChunk.toFixed(1)} ms of CPU per chunk (from the embedded run)`);
+    const calcMsPerChunk = (base.cpuSeconds * 1000) / (base.students / CHUNK);
+    console.log(`  whole embedded run  : ${calcMsPerChunk.toFixed(1)} ms of CPU per chunk (parse, calculate, write)`);
   } finally {
     await killAll();
     await pool.close();

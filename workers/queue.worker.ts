@@ -8,7 +8,7 @@
  *  - SIGTERM / SIGINT: stops taking jobs, lets in-flight jobs finish and store their output, exits 0. A second
  *    signal exits at once (in-flight jobs are then recovered by other workers as stalled jobs).
  *  - SIGKILL / crash: the job's lock expires and another worker takes the job (see WorkerTuning, settings.ts).
- *  - Tuning: QUEUE_LOCK_DURATION_MS, QUEUE_STALLED_INTERVAL_MS, QUEUE_MAX_STALLED_COUNT.
+ *  - Tuning: QUEUE_LOCK_DURATION_MS, QUEUE_STALLED_INTERVAL_MS, QUEUE_MAX_STALLED_COUNT, QUEUE_WORKER_PREFETCH.
  *  - QUEUE_WORKER_HEARTBEAT_FILE: when set, a timestamp is written there every 10 s (liveness probe).
  */
 import { writeFile } from 'node:fs/promises';
@@ -60,7 +60,13 @@ async function main(): Promise<number> {
   logger.info({ redisVersion: check.version, maxmemoryPolicy: check.maxmemoryPolicy }, 'worker: Redis checked');
 
   const pool = createPoolRunner({ threads: config.BULK_THREADS });
-  const worker = startChunkWorker({ config, logger, runner: pool, concurrency: pool.threads, tuning });
+  const worker = startChunkWorker({
+    config,
+    logger,
+    runner: pool,
+    concurrency: pool.threads + tuning.prefetch,
+    tuning,
+  });
   await worker.ready();
   logger.info({ threads: pool.threads }, 'worker: ready for chunk jobs');
 

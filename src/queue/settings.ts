@@ -45,12 +45,19 @@ export interface WorkerTuning {
   lockDurationMs: number;
   stalledIntervalMs: number;
   maxStalledCount: number;
+  /**
+   * Jobs taken beyond the pool's threads (concurrency = threads + prefetch). With 0 a thread idles while its
+   * finished job's output is stored and the next job fetched (a few ms per chunk); 1 keeps one chunk waiting
+   * in the pool's queue to hide that round trip, at the cost of one more locked job per worker.
+   */
+  prefetch: number;
 }
 
 export const DEFAULT_WORKER_TUNING: WorkerTuning = {
   lockDurationMs: 10_000,
   stalledIntervalMs: 5_000,
   maxStalledCount: 2,
+  prefetch: 0,
 };
 
 const ms = (min: number, max: number) =>
@@ -65,11 +72,12 @@ const TuningEnv = z.object({
   QUEUE_LOCK_DURATION_MS: ms(1000, 600_000).optional(),
   QUEUE_STALLED_INTERVAL_MS: ms(500, 600_000).optional(),
   QUEUE_MAX_STALLED_COUNT: ms(0, 100).optional(),
+  QUEUE_WORKER_PREFETCH: ms(0, 64).optional(),
 });
 
 /**
  * Worker-only tuning from the environment (QUEUE_LOCK_DURATION_MS, QUEUE_STALLED_INTERVAL_MS,
- * QUEUE_MAX_STALLED_COUNT); unset variables keep the defaults above. Throws a one-line error naming the variable.
+ * QUEUE_MAX_STALLED_COUNT, QUEUE_WORKER_PREFETCH); unset variables keep the defaults above. Throws a one-line error naming the variable.
  */
 export function loadWorkerTuning(env: Record<string, string | undefined>): WorkerTuning {
   const picked: Record<string, string> = {};
@@ -89,6 +97,7 @@ export function loadWorkerTuning(env: Record<string, string | undefined>): Worke
     lockDurationMs: parsed.data.QUEUE_LOCK_DURATION_MS ?? DEFAULT_WORKER_TUNING.lockDurationMs,
     stalledIntervalMs: parsed.data.QUEUE_STALLED_INTERVAL_MS ?? DEFAULT_WORKER_TUNING.stalledIntervalMs,
     maxStalledCount: parsed.data.QUEUE_MAX_STALLED_COUNT ?? DEFAULT_WORKER_TUNING.maxStalledCount,
+    prefetch: parsed.data.QUEUE_WORKER_PREFETCH ?? DEFAULT_WORKER_TUNING.prefetch,
   };
 }
 
