@@ -13,7 +13,9 @@ import express from 'express';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorMiddleware } from '../../src/api/error-envelope.ts';
-import { jobsRouter } from '../../src/api/jobs-route.ts';
+import { JobSchema, jobsOpenApiPaths, jobsRouter } from '../../src/api/jobs-route.ts';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { buildOpenApiDocument } from '../../src/schema/openapi.ts';
 import { runBulk } from '../../src/bulk/pipeline.ts';
 import type { BulkFormat } from '../../src/bulk/pipeline.ts';
 import type { ChunkOutput, ChunkRunner, ChunkTask } from '../../src/bulk/runner.ts';
@@ -163,6 +165,8 @@ describe.each(['memory', 'redis'] as const)('async jobs with the %s store', (sto
         expect(job.error).toBeNull();
         expect(job.progress).toMatchObject({ students_done: 1200, students_total: 1200 });
         expect(typeof job.finished_at).toBe('string');
+        // The wire view is exactly what the OpenAPI document promises.
+        expect(() => JobSchema.parse(job)).not.toThrow();
         const result = await fetch(`${h.base}${body.result_url}`);
         expect(result.status).toBe(200);
         expect(result.headers.get('content-type')).toContain(accept);
@@ -251,6 +255,16 @@ describe.each(['memory', 'redis'] as const)('async jobs with the %s store', (sto
 });
 
 describe('async job HTTP edges', () => {
+  it('the /v1/jobs paths make a valid OpenAPI 3.1 document together with the core API', async () => {
+    const doc = buildOpenApiDocument({
+      paths: jobsOpenApiPaths({ ttlSeconds: 86_400, maxBytes: 1024, store: 'memory' }),
+    });
+    const result = await new Validator().validate(JSON.stringify(doc));
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(JSON.stringify(doc.paths?.['/v1/jobs'])).toContain('LOST when the service restarts');
+  });
+
   it('accepts multipart/form-data, refuses other media types (415), unknown Accept (406) and unknown ids (404)', async () => {
     const h = await start('memory');
     try {
