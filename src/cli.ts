@@ -153,7 +153,7 @@ function lazyPool(threads: number): ChunkRunner & { created(): PoolRunner | unde
   let pool: PoolRunner | undefined;
   return {
     kind: 'pool',
-    run: (task) => (pool ??= createPoolRunner({ threads })).run(task),
+    run: (task) => (pool ??= createPoolRunner({ threads, output: 'bytes' })).run(task),
     close: async () => {
       await pool?.close();
     },

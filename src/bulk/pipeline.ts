@@ -80,6 +80,13 @@ export interface RunBulkOptions {
   endOutput?: boolean;
 }
 
+/** The output of an outcome as text, whether the runner returned `text` or UTF-8 `bytes`. */
+export function outcomeText(outcome: ChunkOutcome): string {
+  const { bytes } = outcome;
+  if (bytes === undefined) return outcome.text;
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
 function isRunner(value: ChunkRunner | RunnerChoice): value is ChunkRunner {
   return typeof (value as ChunkRunner).run === 'function';
 }
@@ -217,7 +224,8 @@ class ChunkScheduler {
         if (this.failure !== undefined) return;
         const { output } = this.opts;
         if (output.destroyed || output.writableEnded) throw new OutputClosedError();
-        const ok = out.text.length === 0 || output.write(out.text);
+        const data = out.bytes ?? out.text;
+        const ok = data.length === 0 || output.write(data);
         if (!ok) await waitDrain(output, this.opts.signal);
         const p = this.progress;
         p.rows += out.rows;

@@ -20,6 +20,12 @@ export interface ChunkTask {
 export interface ChunkOutcome {
   /** The chunk's output, ready to write: CSV lines or NDJSON lines, each ending in "\n". */
   text: string;
+  /**
+   * Optional: the same output already encoded as UTF-8, in which case `text` is ''. The pool runner returns
+   * bytes when created with `output: 'bytes'` (the buffer is transferred from the thread, not copied, and the
+   * pipeline's thread writes it without encoding); consumers that need text use `outcomeText()` (pipeline.ts).
+   */
+  bytes?: Uint8Array;
   /** Input data rows accounted for (CSV output writes exactly this many lines). */
   rows: number;
   /** Rows whose row_status is error. */

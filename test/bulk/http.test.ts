@@ -68,7 +68,7 @@ afterAll(async () => {
 
 async function post(
   base: string,
-  body: BodyInit | undefined,
+  body: RequestInit['body'],
   headers: Record<string, string> = { 'content-type': 'text/csv' },
 ): Promise<{ status: number; text: string; headers: Headers }> {
   const res = await fetch(`${base}/v1/calculate/bulk`, {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Readable, Writable } from 'node:stream';
 import { AppError } from '../../src/errors.ts';
-import { runBulk, FAILED_CHUNK_MESSAGE } from '../../src/bulk/pipeline.ts';
+import { runBulk, outcomeText, FAILED_CHUNK_MESSAGE } from '../../src/bulk/pipeline.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import { createPoolRunner, type PoolRunner } from '../../src/bulk/runners/pool.ts';
 import { processChunkPayload } from '../../src/bulk/process-chunk.ts';
@@ -26,13 +26,31 @@ import { EXAMPLES, examplesCsv, expectRowsMatchExample, withoutFreeText } from '
 
 const inline = createInlineRunner();
 let pool: PoolRunner;
+let poolBytes: PoolRunner;
 
 beforeAll(() => {
   pool = createPoolRunner({ threads: 2 });
+  poolBytes = createPoolRunner({ threads: 1, output: 'bytes' });
 });
 afterAll(async () => {
   await pool.close();
+  await poolBytes.close();
 });
+
+/** The payload of the golden sample's first chunk, as the pipeline builds it (captured through a runner). */
+async function samplePayload(): Promise<string> {
+  let payload = '';
+  const capture: ChunkRunner = {
+    kind: 'inline',
+    run: (task) => {
+      payload ||= task.payload;
+      return inline.run(task);
+    },
+    close: async () => undefined,
+  };
+  await runToString(readText(SAMPLE_CSV), capture);
+  return payload;
+}
 
 /** Wraps a runner, recording concurrency and optionally failing or corrupting chosen chunks. */
 function instrumented(
@@ -66,9 +84,12 @@ describe('golden sample (samples/sample.csv → samples/sample.expected.*)', () 
   const sample = readText(SAMPLE_CSV);
   const expectedCsv = readText(SAMPLE_EXPECTED_CSV);
 
-  it('inline and pool give byte-identical output equal to the golden file', async () => {
+  it('inline and pool (text or transferred bytes) give byte-identical output equal to the golden file', async () => {
     expect((await runToString(sample, inline)).text).toBe(expectedCsv);
     expect((await runToString(sample, pool)).text).toBe(expectedCsv);
+    expect((await runToString(sample, poolBytes)).text).toBe(expectedCsv);
+    const out = await poolBytes.run({ index: 4, payload: await samplePayload() });
+    expect([out.index, out.text, outcomeText(out)]).toEqual([4, '', processChunkPayload(await samplePayload()).text]);
   });
 
   it('is independent of chunk size, in-flight limit, input chunking, CRLF and a BOM', async () => {

@@ -1,0 +1,303 @@
+/**
+ * npm run bench:bulk [-- --students N] [-- --sizes 100000,1000000] [-- --skip-sizes]
+ *
+ * Generates N random valid students (default 200,000; seeded, reproducible) into .bench-tmp/ and, in the same run,
+ * times on the same file:
+ *   - pass-through: csv-parse → csv-stringify of the raw file (the floor any CSV service pays),
+ *   - the pipeline in-process with the inline runner and with the piscina pool (pool speedup over inline),
+ *   - POST /v1/calculate/bulk on a server in a child process (file streamed up, response streamed down),
+ *   - the CLI (`sor bulk`) in a child process,
+ * then, for each size of --sizes (default 100k and 1M students), the endpoint and the CLI again in fresh processes
+ * to report time and peak RSS (process-wide, worker threads included) as files grow.
+ *
+ * Prints students/s, the ratio to the pass-through, the pool speedup, and peak RSS. Never asserts: it reports.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, statSync } from 'node:fs';
+import { request } from 'node:http';
+import { availableParallelism, cpus } from 'node:os';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { parse } from 'csv-parse';
+import { stringify } from 'csv-stringify';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const TMP = `${ROOT}.bench-tmp`;
+const SELF = fileURLToPath(import.meta.url);
+
+// ---------------------------------------------------------------- data
+
+/** mulberry32: a small seeded PRNG so every run benchmarks the same file. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const HEADER =
+  'student_id,term_label,full_time_credits,credits_enrolled,actual_final_credits,prior_disbursement_sub,' +
+  'prior_disbursement_unsub,prior_disbursement_grad_plus,dependency_status,degree_level,grade_level,' +
+  'academic_year_terms,cost_of_attendance,is_legacy_borrower,plus_denied,subsidized_amount,total_limit';
+
+/** One random valid student: 1-4 term rows, student-level values on the first row or on every row. */
+function studentRows(i: number, r: () => number): string[] {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+  const degree = r() < 0.8 ? 'undergraduate' : r() < 0.75 ? 'graduate' : 'professional';
+  const undergrad = degree === 'undergraduate';
+  const terms = 1 + Math.floor(r() * 4);
+  const ayt = r() < 0.2 ? '' : String(Math.max(terms, 2 + Math.floor(r() * 3)));
+  const ft = undergrad ? 12 : 9;
+  const student = [
+    r() < 0.7 ? 'dependent' : 'independent',
+    degree,
+    undergrad ? pick(['first_year', 'second_year', 'third_year_and_beyond']) : '',
+    ayt,
+    r() < 0.3 ? String(5000 + Math.floor(r() * 40000)) : '',
+    !undergrad && r() < 0.2 ? 'yes' : 'no',
+    r() < 0.05 ? 'true' : 'false',
+    undergrad ? String(Math.floor(r() * 5500)) : '0',
+    r() < 0.5 ? String(1000 + Math.floor(r() * 20000)) : '',
+  ].join(',');
+  const repeat = r() < 0.5;
+  const id = `S${String(i).padStart(8, '0')}`;
+  const rows: string[] = [];
+  for (let t = 0; t < terms; t++) {
+    const credits = r() < 0.2 ? `${Math.floor(r() * 15)}.5` : String(Math.floor(r() * 16));
+    const actual = r() < 0.1 ? String(Math.floor(r() * 16)) : '';
+    const paid = t === 0 && r() < 0.1 ? String(Math.floor(r() * 1500)) : '';
+    rows.push(`${id},Term ${t + 1},${ft},${credits},${actual},${paid},,,${t === 0 || repeat ? student : ',,,,,,,,'}`);
+  }
+  return rows;
+}
+
+async function generate(students: number): Promise<string> {
+  mkdirSync(TMP, { recursive: true });
+  const path = `${TMP}/bulk-${students}.csv`;
+  if (existsSync(path)) return path;
+  const out = createWriteStream(`${path}.tmp`);
+  const r = rng(20260701);
+  out.write(`${HEADER}\n`);
+  let buf = '';
+  for (let i = 0; i < students; i++) {
+    buf += studentRows(i, r).join('\n') + '\n';
+    if (buf.length > 1 << 20) {
+      if (!out.write(buf)) await new Promise<void>((res) => out.once('drain', () => res()));
+      buf = '';
+    }
+  }
+  await new Promise<void>((res, rej) => out.end(buf, () => res()).once('error', rej));
+  const { renameSync } = await import('node:fs');
+  renameSync(`${path}.tmp`, path);
+  return path;
+}
+
+// ---------------------------------------------------------------- measurements
+
+const devNull = () =>
+  new Writable({
+    write(_c, _e, cb) {
+      cb();
+    },
+  });
+
+interface Timing {
+  seconds: number;
+  maxRssMb?: number;
+  outBytes?: number;
+}
+
+async function passThrough(path: string): Promise<Timing> {
+  const t = performance.now();
+  await pipeline(createReadStream(path, { highWaterMark: 256 * 1024 }), parse({ bom: true }), stringify(), devNull());
+  return { seconds: (performance.now() - t) / 1000 };
+}
+
+/** Runs the pipeline in this process on the given runner kind. */
+async function inProcess(path: string, kind: 'inline' | 'pool'): Promise<Timing> {
+  const { runBulk } = await import('../src/bulk/pipeline.ts');
+  const { createInlineRunner } = await import('../src/bulk/runners/inline.ts');
+  const { createPoolRunner } = await import('../src/bulk/runners/pool.ts');
+  const { loadConfig } = await import('../src/config.ts');
+  const config = loadConfig({});
+  let runner;
+  if (kind === 'inline') {
+    runner = createInlineRunner();
+  } else {
+    const pool = createPoolRunner({ threads: config.BULK_THREADS, output: 'bytes' });
+    await pool.ping(); // threads started before the clock starts
+    runner = pool;
+  }
+  const t = performance.now();
+  await runBulk({
+    input: createReadStream(path, { highWaterMark: 256 * 1024 }),
+    output: devNull(),
+    format: 'csv',
+    runner,
+    config,
+  });
+  const seconds = (performance.now() - t) / 1000;
+  await runner.close();
+  return { seconds };
+}
+
+function waitMessage<T>(child: ChildProcess, type: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (m: { type?: string }) => {
+      if (m?.type === type) {
+        child.off('message', onMessage);
+        resolve(m as T);
+      }
+    };
+    child.on('message', onMessage);
+    child.once('exit', (code) => reject(new Error(`child exited (${code}) before "${type}"`)));
+  });
+}
+
+/** POSTs the file to a fresh server process; returns time, response bytes and the server's peak RSS. */
+async function endpoint(path: string): Promise<Timing> {
+  const child = fork(SELF, ['--serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const { port } = await waitMessage<{ port: number }>(child, 'listening');
+  const t = performance.now();
+  const outBytes = await new Promise<number>((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/v1/calculate/bulk',
+        method: 'POST',
+        headers: { 'content-type': 'text/csv', 'content-length': statSync(path).size },
+      },
+      (res) => {
+        let n = 0;
+        res.on('data', (c: Buffer) => (n += c.length));
+        res.on('end', () => (res.statusCode === 200 ? resolve(n) : reject(new Error(`HTTP ${res.statusCode}`))));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    createReadStream(path, { highWaterMark: 256 * 1024 }).pipe(req);
+  });
+  const seconds = (performance.now() - t) / 1000;
+  child.send({ type: 'rss?' });
+  const { maxRssKb } = await waitMessage<{ maxRssKb: number }>(child, 'rss');
+  child.kill();
+  return { seconds, outBytes, maxRssMb: maxRssKb / 1024 };
+}
+
+/** Runs the CLI's main() (same code as `sor bulk`) in a fresh process; time and peak RSS. */
+async function cli(path: string): Promise<Timing> {
+  const child = fork(SELF, ['--cli', path], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+  const { seconds, maxRssKb, status } = await waitMessage<{ seconds: number; maxRssKb: number; status: number }>(
+    child,
+    'cli-done',
+  );
+  if (status !== 0) throw new Error(`sor bulk exited ${status}`);
+  return { seconds, maxRssMb: maxRssKb / 1024 };
+}
+
+// ---------------------------------------------------------------- child modes
+
+async function serve(): Promise<void> {
+  const { pino } = await import('pino');
+  const { loadConfig } = await import('../src/config.ts');
+  const { createRuntime } = await import('../src/runtime.ts');
+  const { createApp } = await import('../src/api/app.ts');
+  const config = loadConfig({ ...process.env, LOG_LEVEL: 'warn' });
+  const logger = pino({ level: 'warn' });
+  const runtime = await createRuntime(config, logger);
+  const app = createApp(
+    { config, logger, runners: runtime.runners, readiness: runtime.readiness },
+    {
+      routers: runtime.routers,
+    },
+  );
+  const server = app.listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    process.send!({ type: 'listening', port: typeof address === 'object' && address ? address.port : 0 });
+  });
+  server.requestTimeout = 0;
+  process.on('message', (m: { type?: string }) => {
+    if (m?.type === 'rss?') process.send!({ type: 'rss', maxRssKb: process.resourceUsage().maxRSS });
+  });
+}
+
+async function runCli(path: string): Promise<void> {
+  const { main } = await import('../src/cli.ts');
+  const t = performance.now();
+  const status = await main(['bulk', path, '-o', `${path}.out`], {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: devNull(),
+    env: process.env,
+  });
+  const seconds = (performance.now() - t) / 1000;
+  process.send!({ type: 'cli-done', seconds, status, maxRssKb: process.resourceUsage().maxRSS }, () => process.exit(0));
+}
+
+// ---------------------------------------------------------------- report
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+async function benchmark(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      students: { type: 'string', default: '200000' },
+      sizes: { type: 'string', default: '100000,1000000' },
+      'skip-sizes': { type: 'boolean', default: false },
+    },
+  });
+  const n = Number(values.students);
+  console.log(
+    `bench:bulk — ${cpus()[0]?.model ?? 'cpu'}, ${availableParallelism()} cores, Node ${process.version}, ` +
+      `BULK_THREADS=${process.env.BULK_THREADS ?? availableParallelism()}`,
+  );
+  const path = await generate(n);
+  const mb = statSync(path).size / 1e6;
+  console.log(`file: ${fmt(n)} random valid students, ${mb.toFixed(1)} MB (${path})\n`);
+
+  const rate = (t: Timing) => n / t.seconds;
+  const base = await passThrough(path);
+  const line = (name: string, t: Timing, extra = '') =>
+    console.log(
+      `${name.padEnd(34)} ${t.seconds.toFixed(2).padStart(7)} s ${fmt(rate(t)).padStart(9)} students/s  ` +
+        `ratio ${(rate(t) / rate(base)).toFixed(2)}${extra}`,
+    );
+  line('pass-through csv-parse→stringify', base);
+  const inl = await inProcess(path, 'inline');
+  line('pipeline, inline runner', inl);
+  const pool = await inProcess(path, 'pool');
+  line('pipeline, piscina pool', pool, `  pool speedup ${(inl.seconds / pool.seconds).toFixed(2)}x over inline`);
+  const http = await endpoint(path);
+  line('POST /v1/calculate/bulk', http, `  peak RSS ${fmt(http.maxRssMb!)} MB`);
+  const c = await cli(path);
+  line('sor bulk (CLI)', c, `  peak RSS ${fmt(c.maxRssMb!)} MB`);
+
+  if (!values['skip-sizes']) {
+    console.log('\nscaling (fresh processes):');
+    for (const size of values.sizes.split(',').map(Number)) {
+      const p = await generate(size);
+      const e = await endpoint(p);
+      const k = await cli(p);
+      console.log(
+        `${fmt(size).padStart(10)} students: endpoint ${e.seconds.toFixed(1)} s (${fmt(size / e.seconds)}/s), ` +
+          `peak RSS ${fmt(e.maxRssMb!)} MB; CLI ${k.seconds.toFixed(1)} s (${fmt(size / k.seconds)}/s), ` +
+          `peak RSS ${fmt(k.maxRssMb!)} MB`,
+      );
+    }
+  }
+  console.log(
+    '\ntargets (2 cores): ratio ≥ 0.5; 1M students ≤ 45 s; peak RSS ≤ 256 MB at 1M and flat from 100k; pool ≥ 1.6x inline',
+  );
+}
+
+const mode = process.argv[2];
+if (mode === '--serve') await serve();
+else if (mode === '--cli') await runCli(process.argv[3]!);
+else await benchmark();
