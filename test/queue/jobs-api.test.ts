@@ -259,7 +259,9 @@ describe('async job HTTP edges', () => {
     const doc = buildOpenApiDocument({
       paths: jobsOpenApiPaths({ ttlSeconds: 86_400, maxBytes: 1024, store: 'memory' }),
     });
-    const result = await new Validator().validate(JSON.stringify(doc));
+    const result = await new Validator().validate(
+      JSON.parse(JSON.stringify(doc)) as Parameters<Validator['validate']>[0],
+    );
     expect(result.errors).toBeUndefined();
     expect(result.valid).toBe(true);
     expect(JSON.stringify(doc.paths?.['/v1/jobs'])).toContain('LOST when the service restarts');
