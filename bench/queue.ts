@@ -198,7 +198,7 @@ async function chunkCost(
 async function main(): Promise<void> {
   const redis = await findRedis();
   const prefixes: string[] = [];
-  const pool = createPoolRunner({ threads: CORES });
+  const pool = createPoolRunner({ threads: CORES, output: 'bytes' });
   const results: RunResult[] = [];
   console.log(
     `bench:queue — ${STUDENTS.toLocaleString('en-US')} students, chunks of ${CHUNK}, ${CORES} cores, ` +

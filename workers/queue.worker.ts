@@ -59,7 +59,8 @@ async function main(): Promise<number> {
   }
   logger.info({ redisVersion: check.version, maxmemoryPolicy: check.maxmemoryPolicy }, 'worker: Redis checked');
 
-  const pool = createPoolRunner({ threads: config.BULK_THREADS });
+  // Outputs come back from the threads as transferred UTF-8 bytes and go to Redis without a copy or re-encoding.
+  const pool = createPoolRunner({ threads: config.BULK_THREADS, output: 'bytes' });
   const worker = startChunkWorker({
     config,
     logger,

@@ -94,7 +94,9 @@ export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
       throw err;
     }
     // The output must be in Redis before the job completes: the completed event tells the API to read it.
-    await connection.set(chunkResultKey(prefix, String(job.id)), out.text, 'EX', ttl);
+    // A pool created with output 'bytes' hands over UTF-8 bytes: stored as they are, never re-encoded here.
+    const body = out.bytes ? Buffer.from(out.bytes.buffer, out.bytes.byteOffset, out.bytes.byteLength) : out.text;
+    await connection.set(chunkResultKey(prefix, String(job.id)), body, 'EX', ttl);
     metrics.chunkDuration.observe({ runner: 'queue-worker', outcome: 'ok' }, (performance.now() - started) / 1000);
     stats.chunks++;
     stats.students += out.students;

@@ -233,12 +233,12 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
 
   async function run(task: QueueChunkTask): Promise<ChunkOutput> {
     if (closing) throw new Error('the queue runner is closed');
-    const bytes = Buffer.byteLength(task.payload, 'utf8');
-    if (bytes > MAX_PAYLOAD_BYTES) {
+    const payloadBytes = Buffer.byteLength(task.payload, 'utf8');
+    if (payloadBytes > MAX_PAYLOAD_BYTES) {
       return fallbackOrFail(
         task,
         'payload_too_large',
-        `chunk ${task.index} is ${bytes} bytes, above the ${MAX_PAYLOAD_BYTES}-byte queue payload limit`,
+        `chunk ${task.index} is ${payloadBytes} bytes, above the ${MAX_PAYLOAD_BYTES}-byte queue payload limit`,
       );
     }
     if (producer.status !== 'ready') {
@@ -305,9 +305,10 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
     } finally {
       clearTimeout(timer);
     }
-    let text: string | null;
+    // The output stays UTF-8 bytes from the worker's thread to the response: never decoded and re-encoded here.
+    let bytes: Buffer | null;
     try {
-      text = await producer.getdel(chunkResultKey(prefix, jobId));
+      bytes = await producer.getdelBuffer(chunkResultKey(prefix, jobId));
     } catch (err) {
       return fallbackOrFail(
         task,
@@ -315,10 +316,17 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
         `chunk ${task.index}'s output could not be read: ${(err as Error).message}`,
       );
     }
-    if (text === null) {
+    if (bytes === null) {
       return fallbackOrFail(task, 'result_missing', `chunk ${task.index}'s output was missing from Redis`);
     }
-    return { index: task.index, text, rows: summary.rows, errorRows: summary.errorRows, students: summary.students };
+    return {
+      index: task.index,
+      text: '',
+      bytes,
+      rows: summary.rows,
+      errorRows: summary.errorRows,
+      students: summary.students,
+    };
   }
 
   const runner: QueueRunner = {

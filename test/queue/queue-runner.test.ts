@@ -5,6 +5,7 @@
  */
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outcomeText } from '../../src/bulk/pipeline.ts';
 import { startChunkWorker } from '../../src/queue/chunk-worker.ts';
 import type { ChunkWorker } from '../../src/queue/chunk-worker.ts';
 import { createQueueRunner } from '../../src/queue/queue-runner.ts';
@@ -52,7 +53,7 @@ describe('queue runner', () => {
       const outs = await Promise.all(payloads.map((payload, index) => bound.run({ index, payload })));
       outs.forEach((out, i) => {
         expect(out.index).toBe(i);
-        expect(out.text).toBe(expectedReversed(payloads[i] ?? ''));
+        expect(outcomeText(out)).toBe(expectedReversed(payloads[i] ?? ''));
         expect(out.rows).toBe(3);
       });
       expect(localPool.calls).toEqual([]);
@@ -71,7 +72,7 @@ describe('queue runner', () => {
       await worker.ready();
       const big = 'x'.repeat(MAX_PAYLOAD_BYTES + 1);
       const out = await runner.run({ index: 7, payload: big });
-      expect(out.text).toBe(expectedReversed(big));
+      expect(outcomeText(out)).toBe(expectedReversed(big));
       expect(localPool.calls).toEqual([7]);
       expect(workerPool.calls).toEqual([]);
 
@@ -79,7 +80,7 @@ describe('queue runner', () => {
       await expect(runner.run({ index: 8, payload: '!malformed' })).rejects.toThrow(/malformed/);
       expect(localPool.calls).toEqual([7, 8]);
       const next = await runner.run({ index: 9, payload: 'fine' });
-      expect(next.text).toBe('enif\n');
+      expect(outcomeText(next)).toBe('enif\n');
       expect(workerPool.calls.filter((i) => i === 9)).toEqual([9]);
     } finally {
       await runner.close();
@@ -107,7 +108,7 @@ describe('queue runner', () => {
     const runner = createQueueRunner({ config, logger: silentLogger, fallback: localPool });
     try {
       const outs = await Promise.all([0, 1, 2].map((index) => runner.run({ index, payload: `p${index}` })));
-      expect(outs.map((o) => o.text)).toEqual(['0p\n', '1p\n', '2p\n']);
+      expect(outs.map((o) => outcomeText(o))).toEqual(['0p\n', '1p\n', '2p\n']);
       expect(localPool.calls.sort()).toEqual([0, 1, 2]);
       const check = await runner.check();
       expect(check.ok).toBe(false);

@@ -12,7 +12,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.ts';
-import { runBulk } from '../../src/bulk/pipeline.ts';
+import { outcomeText, runBulk } from '../../src/bulk/pipeline.ts';
 import type { ChunkOutput, ChunkRunner, ChunkTask } from '../../src/bulk/runner.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import { createPoolRunner } from '../../src/bulk/runners/pool.ts';
@@ -242,7 +242,7 @@ describe('worker graceful shutdown', () => {
       }
       worker.proc.kill('SIGTERM');
       const out = await pending;
-      expect(out.text).toBe(expected.text);
+      expect(outcomeText(out)).toBe(outcomeText(expected));
       expect(localCalls).toBe(0);
       expect(await worker.exited).toBe(0);
       expect(worker.output()).toMatch(/draining in-flight jobs/);
