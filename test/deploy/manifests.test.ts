@@ -201,6 +201,10 @@ describe('docker-compose.yml', () => {
       expect(get(services[name], 'depends_on.redis.condition')).toBe('service_healthy');
     }
     expect(services.api?.ports).toContain('8080:8080');
+    // The image's HEALTHCHECK targets the API; the worker overrides it with its heartbeat file.
+    const heartbeat = (services.worker?.environment as Record<string, string>).QUEUE_WORKER_HEARTBEAT_FILE;
+    expect(heartbeat).toBeDefined();
+    expect((get(services.worker, 'healthcheck.test') as string[]).join(' ')).toContain(heartbeat);
   });
 });
 
