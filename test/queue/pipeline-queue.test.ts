@@ -16,7 +16,7 @@ import type { Config } from '../../src/config.ts';
 import { createQueueRunner } from '../../src/queue/queue-runner.ts';
 import { QUEUE_NAME } from '../../src/queue/settings.ts';
 import { killAll, startWorker } from '../support/processes.ts';
-import { deleteKeys, findRedis, freePort, ownRedis, uniquePrefix } from '../support/redis.ts';
+import { deleteKeys, findRedis, freePort, ownRedis, startRedisBinary, uniquePrefix } from '../support/redis.ts';
 import type { TestRedis } from '../support/redis.ts';
 import { makeCsv } from './csv-gen.ts';
 import { silentLogger, testConfig } from './helpers.ts';
@@ -47,6 +47,7 @@ async function collect(
   config: Config,
   format: BulkFormat,
   onProgress?: (chunks: number) => void,
+  text: string = csv,
 ): Promise<string> {
   const parts: Buffer[] = [];
   const output = new Writable({
@@ -56,7 +57,7 @@ async function collect(
     },
   });
   await runBulk({
-    input: Readable.from([Buffer.from(csv)]),
+    input: Readable.from([Buffer.from(text)]),
     output,
     format,
     runner,
@@ -208,6 +209,45 @@ describe('bulk pipeline through the queue', () => {
         await killAll();
         await own.stop();
       }
+    }
+  });
+  it('survives a Redis restart: the worker and the API go back to the queue once Redis is back', async () => {
+    const first = await startRedisBinary();
+    if (!first)
+      throw new Error('this test needs a redis-server binary it can stop and start (apt-get install redis-server)');
+    let current = first;
+    const prefix = newPrefix(first.url, 'restart');
+    const worker = await startWorker(env(prefix, first.url));
+    const config = testConfig(env(prefix, first.url, { QUEUE_CHUNK_TIMEOUT_MS: '5000' }));
+    const local = countingFallback(pool);
+    const runner = createQueueRunner({ config, logger: silentLogger, fallback: local });
+    try {
+      expect(await collect(runner.forRequest('before'), config, 'csv')).toBe(expected.csv);
+      expect(local.calls).toBe(0);
+
+      await first.stop();
+      const again = await startRedisBinary(first.port);
+      if (!again) throw new Error('redis-server could not be restarted');
+      current = again;
+
+      // Both sides reconnect on their own (backoff up to 5 s); probe with one chunk until it goes through the queue.
+      const probe = runner.forRequest('probe');
+      let viaQueue = false;
+      for (let i = 0; i < 60 && !viaQueue; i++) {
+        const before = local.calls;
+        await collect(probe, config, 'csv', undefined, makeCsv(150, i)).catch(() => undefined);
+        viaQueue = local.calls === before;
+        if (!viaQueue) await new Promise((r) => setTimeout(r, 500));
+      }
+      expect(viaQueue).toBe(true);
+      const calls = local.calls;
+      expect(await collect(runner.forRequest('after'), config, 'csv')).toBe(expected.csv);
+      expect(local.calls).toBe(calls);
+      expect(worker.proc.exitCode).toBeNull();
+    } finally {
+      await runner.close();
+      await killAll();
+      await current.stop();
     }
   });
 });

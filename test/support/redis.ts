@@ -93,10 +93,11 @@ export interface OwnedRedis extends TestRedis {
   port: number;
 }
 
-export async function startRedisBinary(): Promise<OwnedRedis | undefined> {
+/** Starts `redis-server` on a free port (or on `port`, e.g. to bring a killed Redis back at the same address). */
+export async function startRedisBinary(wantedPort?: number): Promise<OwnedRedis | undefined> {
   const bin = which('redis-server');
   if (!bin) return undefined;
-  const port = await freePort();
+  const port = wantedPort ?? (await freePort());
   const child = spawn(
     bin,
     [
