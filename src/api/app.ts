@@ -17,6 +17,7 @@ import { errorMiddleware, sendError } from './error-envelope.ts';
 import { healthRouter } from './health-route.ts';
 import { createHttpLogger } from './http-log.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
+import { httpMetricsMiddleware } from '../metrics.ts';
 
 export interface AppExtras {
   /** Routers of other modules (bulk, jobs, ops), mounted in this order before the 404 handler. */
@@ -45,6 +46,7 @@ export function createApp(ctx: AppContext, extra: AppExtras = {}): Express {
   );
 
   app.use(createHttpLogger(ctx.logger));
+  app.use(httpMetricsMiddleware());
   app.use(calculateRouter(ctx));
 
   app.get(OPENAPI_PATH, (_req, res) => {
