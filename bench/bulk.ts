@@ -12,8 +12,17 @@
  *
  * Prints students/s, the ratio to the pass-through, the pool speedup, and peak RSS. Never asserts: it reports.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { request } from 'node:http';
 import { availableParallelism, cpus } from 'node:os';
 import { Writable } from 'node:stream';
@@ -25,7 +34,6 @@ import { stringify } from 'csv-stringify';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const TMP = `${ROOT}.bench-tmp`;
-const SELF = fileURLToPath(import.meta.url);
 
 // ---------------------------------------------------------------- data
 
@@ -93,7 +101,6 @@ async function generate(students: number): Promise<string> {
     }
   }
   await new Promise<void>((res, rej) => out.end(buf, () => res()).once('error', rej));
-  const { renameSync } = await import('node:fs');
   renameSync(`${path}.tmp`, path);
   return path;
 }
@@ -141,29 +148,68 @@ async function inProcess(path: string, kind: 'inline' | 'pool'): Promise<Timing>
     format: 'csv',
     runner,
     config,
+    recycleOutput: true,
   });
   const seconds = (performance.now() - t) / 1000;
   await runner.close();
   return { seconds };
 }
 
-function waitMessage<T>(child: ChildProcess, type: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (m: { type?: string }) => {
-      if (m?.type === type) {
-        child.off('message', onMessage);
-        resolve(m as T);
-      }
-    };
-    child.on('message', onMessage);
-    child.once('exit', (code) => reject(new Error(`child exited (${code}) before "${type}"`)));
-  });
+/** How the child processes (server, CLI) are started: source (.ts) or the build (dist/*.js), and node flags. */
+interface ChildSetup {
+  dist: boolean;
+  nodeFlags: string[];
 }
 
-/** POSTs the file to a fresh server process; returns time, response bytes and the server's peak RSS. */
-async function endpoint(path: string): Promise<Timing> {
-  const child = fork(SELF, ['--serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const { port } = await waitMessage<{ port: number }>(child, 'listening');
+function entry(setup: ChildSetup, name: 'server' | 'cli'): string {
+  return setup.dist ? `${ROOT}dist/src/${name}.js` : `${ROOT}src/${name}.ts`;
+}
+
+/** The child's environment: this one, without REDIS_URL (this bench measures the embedded pool). */
+function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', ...extra };
+  delete env.REDIS_URL;
+  return env;
+}
+
+/** Peak RSS of a live process (VmHWM, Linux), in MB; polled because it is gone once the process exits. */
+function watchPeakRss(pid: number): { stop(): number } {
+  let peak = 0;
+  const read = () => {
+    try {
+      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (m) peak = Math.max(peak, Number(m[1]) / 1024);
+    } catch {
+      // exited
+    }
+  };
+  const timer = setInterval(read, 25);
+  read();
+  return {
+    stop() {
+      read();
+      clearInterval(timer);
+      return peak;
+    },
+  };
+}
+
+/** POSTs the file to the real server (src/server.ts or dist/src/server.js) on a free port; time, bytes, peak RSS. */
+async function endpoint(path: string, setup: ChildSetup): Promise<Timing> {
+  const child = spawn(process.execPath, [...setup.nodeFlags, entry(setup, 'server')], {
+    env: childEnv({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let seen = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      seen += c.toString();
+      const m = /"port":(\d+)/.exec(seen);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening`)));
+  });
+  const rss = watchPeakRss(child.pid!);
   const t = performance.now();
   const outBytes = await new Promise<number>((resolve, reject) => {
     const req = request(
@@ -185,60 +231,25 @@ async function endpoint(path: string): Promise<Timing> {
     createReadStream(path, { highWaterMark: 256 * 1024 }).pipe(req);
   });
   const seconds = (performance.now() - t) / 1000;
-  child.send({ type: 'rss?' });
-  const { maxRssKb } = await waitMessage<{ maxRssKb: number }>(child, 'rss');
-  child.kill();
-  return { seconds, outBytes, maxRssMb: maxRssKb / 1024 };
+  const maxRssMb = rss.stop();
+  child.kill('SIGKILL');
+  return { seconds, outBytes, maxRssMb };
 }
 
-/** Runs the CLI's main() (same code as `sor bulk`) in a fresh process; time and peak RSS. */
-async function cli(path: string): Promise<Timing> {
-  const child = fork(SELF, ['--cli', path], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
-  const { seconds, maxRssKb, status } = await waitMessage<{ seconds: number; maxRssKb: number; status: number }>(
-    child,
-    'cli-done',
-  );
-  if (status !== 0) throw new Error(`sor bulk exited ${status}`);
-  return { seconds, maxRssMb: maxRssKb / 1024 };
-}
-
-// ---------------------------------------------------------------- child modes
-
-async function serve(): Promise<void> {
-  const { pino } = await import('pino');
-  const { loadConfig } = await import('../src/config.ts');
-  const { createRuntime } = await import('../src/runtime.ts');
-  const { createApp } = await import('../src/api/app.ts');
-  const config = loadConfig({ ...process.env, LOG_LEVEL: 'warn' });
-  const logger = pino({ level: 'warn' });
-  const runtime = await createRuntime(config, logger);
-  const app = createApp(
-    { config, logger, runners: runtime.runners, readiness: runtime.readiness },
-    {
-      routers: runtime.routers,
-    },
-  );
-  const server = app.listen(0, '127.0.0.1', () => {
-    const address = server.address();
-    process.send!({ type: 'listening', port: typeof address === 'object' && address ? address.port : 0 });
-  });
-  server.requestTimeout = 0;
-  process.on('message', (m: { type?: string }) => {
-    if (m?.type === 'rss?') process.send!({ type: 'rss', maxRssKb: process.resourceUsage().maxRSS });
-  });
-}
-
-async function runCli(path: string): Promise<void> {
-  const { main } = await import('../src/cli.ts');
+/** Runs `sor bulk FILE -o FILE.out` (src/cli.ts or dist/src/cli.js) in a child process; time and peak RSS. */
+async function cli(path: string, setup: ChildSetup): Promise<Timing> {
   const t = performance.now();
-  const status = await main(['bulk', path, '-o', `${path}.out`], {
-    stdin: process.stdin,
-    stdout: process.stdout,
-    stderr: devNull(),
-    env: process.env,
-  });
+  const args = [...setup.nodeFlags, entry(setup, 'cli'), 'bulk', path, '-o', `${path}.out`];
+  const child = spawn(process.execPath, args, { env: childEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+  const rss = watchPeakRss(child.pid!);
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   const seconds = (performance.now() - t) / 1000;
-  process.send!({ type: 'cli-done', seconds, status, maxRssKb: process.resourceUsage().maxRSS }, () => process.exit(0));
+  const maxRssMb = rss.stop();
+  rmSync(`${path}.out`, { force: true });
+  if (code !== 0) throw new Error(`sor bulk exited ${code}: ${stderr.trim().split('\n').at(-1)}`);
+  return { seconds, maxRssMb };
 }
 
 // ---------------------------------------------------------------- report
@@ -251,12 +262,23 @@ async function benchmark(): Promise<void> {
       students: { type: 'string', default: '200000' },
       sizes: { type: 'string', default: '100000,1000000' },
       'skip-sizes': { type: 'boolean', default: false },
+      dist: { type: 'boolean', default: false },
+      'node-flags': { type: 'string', default: '' },
     },
   });
+  const setup: ChildSetup = {
+    dist: values.dist,
+    nodeFlags: values['node-flags'].split(' ').filter(Boolean),
+  };
+  if (setup.dist && !existsSync(entry(setup, 'server'))) throw new Error('--dist: run `npm run build` first');
   const n = Number(values.students);
   console.log(
     `bench:bulk — ${cpus()[0]?.model ?? 'cpu'}, ${availableParallelism()} cores, Node ${process.version}, ` +
       `BULK_THREADS=${process.env.BULK_THREADS ?? availableParallelism()}`,
+  );
+  console.log(
+    `server and CLI run from ${setup.dist ? 'dist/ (the build)' : 'src/ (type stripping)'}` +
+      (setup.nodeFlags.length > 0 ? ` with node ${setup.nodeFlags.join(' ')}` : ' with default node flags'),
   );
   const path = await generate(n);
   const mb = statSync(path).size / 1e6;
@@ -274,17 +296,17 @@ async function benchmark(): Promise<void> {
   line('pipeline, inline runner', inl);
   const pool = await inProcess(path, 'pool');
   line('pipeline, piscina pool', pool, `  pool speedup ${(inl.seconds / pool.seconds).toFixed(2)}x over inline`);
-  const http = await endpoint(path);
+  const http = await endpoint(path, setup);
   line('POST /v1/calculate/bulk', http, `  peak RSS ${fmt(http.maxRssMb!)} MB`);
-  const c = await cli(path);
+  const c = await cli(path, setup);
   line('sor bulk (CLI)', c, `  peak RSS ${fmt(c.maxRssMb!)} MB`);
 
   if (!values['skip-sizes']) {
     console.log('\nscaling (fresh processes):');
     for (const size of values.sizes.split(',').map(Number)) {
       const p = await generate(size);
-      const e = await endpoint(p);
-      const k = await cli(p);
+      const e = await endpoint(p, setup);
+      const k = await cli(p, setup);
       console.log(
         `${fmt(size).padStart(10)} students: endpoint ${e.seconds.toFixed(1)} s (${fmt(size / e.seconds)}/s), ` +
           `peak RSS ${fmt(e.maxRssMb!)} MB; CLI ${k.seconds.toFixed(1)} s (${fmt(size / k.seconds)}/s), ` +
@@ -297,7 +319,5 @@ async function benchmark(): Promise<void> {
   );
 }
 
-const mode = process.argv[2];
-if (mode === '--serve') await serve();
-else if (mode === '--cli') await runCli(process.argv[3]!);
+if (process.argv[2] === '--generate') console.log(await generate(Number(process.argv[3])));
 else await benchmark();

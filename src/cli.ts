@@ -229,6 +229,7 @@ async function bulkCommand(args: string[], io: CliIo): Promise<number> {
       config,
       signal: abort.signal,
       endOutput: tmpPath !== undefined,
+      recycleOutput: true, // a file or stdout is done with a chunk once its write callback fires
       onProgress: (p) => progress.update(p),
       onChunkError: (err, index) =>
         io.stderr.write(`sor: chunk ${index} could not be run (${describeError(err)}); its rows are error rows\n`),

@@ -159,6 +159,7 @@ export function bulkRouter(ctx: AppContext): Router {
         config,
         limits: { maxBytes, maxRows: config.BULK_MAX_ROWS },
         signal: abort.signal,
+        recycleOutput: true, // the response is done with a chunk once its write callback fires
         onStart: (runner) => {
           res.status(200);
           res.setHeader('Content-Type', CONTENT_TYPES[format]);

@@ -31,7 +31,7 @@ import { failedChunkOutcome } from './process-chunk.ts';
 export type { BulkFormat } from './chunk-payload.ts';
 
 /** A chunk is also cut when its cells reach this many characters (bounds memory for files with huge cells). */
-export const MAX_CHUNK_CHARS = 8 * 1024 * 1024;
+export const MAX_CHUNK_CHARS = 4 * 1024 * 1024;
 
 /** Message of the error rows of a chunk that could not be run (shown to the client: no internals). */
 export const FAILED_CHUNK_MESSAGE =
@@ -78,6 +78,12 @@ export interface RunBulkOptions {
   signal?: AbortSignal;
   /** End `output` when done (default true; false for process.stdout). */
   endOutput?: boolean;
+  /**
+   * Let the runner reuse an output buffer once `output`'s write callback has fired (ChunkOutput.release). Only for
+   * outputs that are done with a chunk when they call back (sockets, files); never for a Writable that keeps the
+   * chunks it is given.
+   */
+  recycleOutput?: boolean;
 }
 
 /** The output of an outcome as text, whether the runner returned `text` or UTF-8 `bytes`. */
@@ -85,6 +91,15 @@ export function outcomeText(outcome: ChunkOutcome): string {
   const { bytes } = outcome;
   if (bytes === undefined) return outcome.text;
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
+/** Runs a callback from a stream callback: a throw there would crash the process, so it is swallowed. */
+function safely(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // releasing a buffer for reuse is an optimisation; failing to is harmless
+  }
 }
 
 function isRunner(value: ChunkRunner | RunnerChoice): value is ChunkRunner {
@@ -145,12 +160,13 @@ interface SchedulerOptions {
   signal: AbortSignal | undefined;
   onProgress: ((p: BulkProgress) => void) | undefined;
   onChunkError: ((error: unknown, index: number) => void) | undefined;
+  recycleOutput: boolean;
 }
 
 class ChunkScheduler {
   private inflight = 0;
   private nextIndex = 0;
-  private readonly reorder = new ReorderBuffer<ChunkOutcome>();
+  private readonly reorder = new ReorderBuffer<ChunkOutcome & { release?(): void }>();
   private writing = false;
   private waiters: (() => void)[] = [];
   private failure: { error: unknown } | undefined;
@@ -187,7 +203,7 @@ class ChunkScheduler {
     this.throwIfFailed();
     const index = this.nextIndex++;
     this.inflight++;
-    let run: Promise<ChunkOutcome>;
+    let run: Promise<ChunkOutcome & { release?(): void }>;
     try {
       run = this.opts.runner.run({ index, payload });
     } catch (error) {
@@ -225,7 +241,10 @@ class ChunkScheduler {
         const { output } = this.opts;
         if (output.destroyed || output.writableEnded) throw new OutputClosedError();
         const data = out.bytes ?? out.text;
-        const ok = data.length === 0 || output.write(data);
+        const release = this.opts.recycleOutput ? out.release : undefined;
+        const ok =
+          data.length === 0 ||
+          (release === undefined ? output.write(data) : output.write(data, () => safely(() => release.call(out))));
         if (!ok) await waitDrain(output, this.opts.signal);
         const p = this.progress;
         p.rows += out.rows;
@@ -319,6 +338,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
         signal,
         onProgress: options.onProgress,
         onChunkError: options.onChunkError,
+        recycleOutput: options.recycleOutput === true,
       },
       progress,
     );

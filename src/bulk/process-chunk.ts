@@ -107,10 +107,47 @@ function studentEnvelope(student: PayloadStudent, code: ErrorCode, errors: reado
   return studentErrorEnvelope(fieldErrors);
 }
 
-function run(payload: ChunkPayload, failure?: string): ChunkOutcome {
+/** Where a chunk's output lines go: one string, or UTF-8 bytes written as they come (no large string). */
+class Output {
+  private text = '';
+  private buf: Buffer | undefined;
+  private used = 0;
+
+  constructor(bytes: boolean, initial: ArrayBuffer | undefined) {
+    if (!bytes) return;
+    this.buf =
+      initial !== undefined && initial.byteLength >= 4096 ? Buffer.from(initial) : Buffer.allocUnsafeSlow(256 * 1024);
+  }
+
+  add(line: string): void {
+    const buf = this.buf;
+    if (buf === undefined) {
+      this.text += line;
+      return;
+    }
+    // UTF-8 needs at most 3 bytes per UTF-16 code unit.
+    if (this.used + line.length * 3 > buf.length) this.grow(line.length * 3);
+    this.used += this.buf!.write(line, this.used, 'utf8');
+  }
+
+  private grow(need: number): void {
+    const old = this.buf!;
+    const next = Buffer.allocUnsafeSlow(Math.max(old.length * 2, this.used + need));
+    old.copy(next, 0, 0, this.used);
+    this.buf = next;
+  }
+
+  finish(): { text: string; bytes?: Uint8Array } {
+    if (this.buf === undefined) return { text: this.text };
+    // A view on a buffer of its own (allocUnsafeSlow or the recycled one, never the shared pool): transferable.
+    return { text: '', bytes: new Uint8Array(this.buf.buffer, this.buf.byteOffset, this.used) };
+  }
+}
+
+function run(payload: ChunkPayload, failure: string | undefined, bytes: boolean, initial?: ArrayBuffer): ChunkOutcome {
   const layout = layoutFor(payload.h);
   const width = layout.width;
-  let text = '';
+  const out = new Output(bytes, initial);
   let rows = 0;
   let errorRows = 0;
   for (const student of payload.s) {
@@ -123,16 +160,16 @@ function run(payload: ChunkPayload, failure?: string): ChunkOutcome {
     if (payload.f === 'ndjson') {
       const id = studentIdOf(student, layout);
       if (verdict.ok) {
-        text += okNdjsonLine(id, verdict.result);
+        out.add(okNdjsonLine(id, verdict.result));
       } else {
         errorRows += n;
-        text += errorNdjsonLine(id, studentEnvelope(student, verdict.code, verdict.errors));
+        out.add(errorNdjsonLine(id, studentEnvelope(student, verdict.code, verdict.errors)));
       }
       continue;
     }
     if (verdict.ok) {
       const shared = studentResultCells(verdict.result);
-      for (let r = 0; r < n; r++) text += okRowLine(student.c[r]!, width, shared, verdict.result.terms[r]!);
+      for (let r = 0; r < n; r++) out.add(okRowLine(student.c[r]!, width, shared, verdict.result.terms[r]!));
     } else {
       errorRows += n;
       const columns =
@@ -140,16 +177,23 @@ function run(payload: ChunkPayload, failure?: string): ChunkOutcome {
           ? rowErrorColumns(student, verdict.errors)
           : student.l.map(() => ({ field: '', message: failure }));
       for (let r = 0; r < n; r++) {
-        text += errorRowLine(student.c[r]!, width, verdict.code, columns[r]!.field, columns[r]!.message);
+        out.add(errorRowLine(student.c[r]!, width, verdict.code, columns[r]!.field, columns[r]!.message));
       }
     }
   }
-  return { text, rows, errorRows, students: payload.s.length };
+  return { ...out.finish(), rows, errorRows, students: payload.s.length };
+}
+
+export interface ProcessOptions {
+  /** Return the output as UTF-8 `bytes` (with `text: ''`) instead of a string. */
+  bytes?: boolean;
+  /** With `bytes`: a buffer to write into (recycled by the pool runner); a larger one is allocated if needed. */
+  buffer?: ArrayBuffer;
 }
 
 /** Processes one chunk payload: output lines (CSV or NDJSON, per the payload) and counts. Pure. */
-export function processChunkPayload(payload: string): ChunkOutcome {
-  return run(decodePayload(payload));
+export function processChunkPayload(payload: string, options: ProcessOptions = {}): ChunkOutcome {
+  return run(decodePayload(payload), undefined, options.bytes === true, options.buffer);
 }
 
 /**
@@ -158,5 +202,5 @@ export function processChunkPayload(payload: string): ChunkOutcome {
  * shown to the client: keep it free of internals.
  */
 export function failedChunkOutcome(payload: string, message: string): ChunkOutcome {
-  return run(decodePayload(payload), message);
+  return run(decodePayload(payload), message, false);
 }

@@ -35,6 +35,12 @@ export interface ChunkOutcome {
 
 export interface ChunkOutput extends ChunkOutcome {
   index: number;
+  /**
+   * Optional: hands `bytes`' buffer back to the runner for reuse. The pipeline calls it once the output stream
+   * has consumed the bytes (its write callback), and only when the caller allowed it (`recycleOutput`), because a
+   * Writable that keeps written chunks (collects them) would see them overwritten.
+   */
+  release?(): void;
 }
 
 export interface ChunkRunner {

@@ -44,7 +44,12 @@ async function stop(s: Started | undefined): Promise<void> {
 
 const logs: string[] = [];
 const logger = pino({ level: 'info' }, { write: (line: string) => void logs.push(line) });
-const config = bulkConfig({ BULK_THREADS: '2', BULK_SYNC_MAX_ROWS: '50', LOG_LEVEL: 'info' });
+const config = bulkConfig({
+  BULK_THREADS: '2',
+  BULK_SYNC_MAX_ROWS: '50',
+  BULK_CHUNK_STUDENTS: '40',
+  LOG_LEVEL: 'info',
+});
 let runtime: Runtime;
 let main: Started;
 let limited: Started;

@@ -394,6 +394,32 @@ describe('fail-safe and backpressure', () => {
     expect(calls).toBeLessThan(10);
   });
 
+  it('recycled output buffers (pool, bytes) never change a byte, even with a slow output', async () => {
+    const { csv } = generatedCsv(600);
+    const config = bulkConfig({ BULK_CHUNK_STUDENTS: '25', BULK_MAX_INFLIGHT_CHUNKS: '4' });
+    const expected = (await runToString(csv, inline, { config })).text;
+    const parts: Buffer[] = [];
+    const slow = new Writable({
+      highWaterMark: 4096,
+      write(chunk: Buffer, _e, cb) {
+        // Reads the chunk only just before calling back: a buffer reused any earlier would show here.
+        setTimeout(() => {
+          parts.push(Buffer.from(chunk));
+          cb();
+        }, 1);
+      },
+    });
+    await runBulk({
+      input: Readable.from([Buffer.from(csv)]),
+      output: slow,
+      format: 'csv',
+      runner: poolBytes,
+      config,
+      recycleOutput: true,
+    });
+    expect(Buffer.concat(parts).toString('utf8')).toBe(expected);
+  });
+
   it('processChunkPayload never throws on bad student data and counts rows exactly', () => {
     const payload = JSON.stringify({
       v: 1,
