@@ -240,6 +240,24 @@ describe('POST /v1/calculate/bulk: error statuses', () => {
     expect(envelope(rows.text).message).toMatch(/more than 5 data rows/);
   });
 
+  it('a chunked upload that passes the byte limit after the 200 is cut short, never ended cleanly', async () => {
+    const early = bulkConfig({ BULK_MAX_BYTES: '4096', BULK_SYNC_MAX_ROWS: '0', BULK_CHUNK_STUDENTS: '5' });
+    const ctx: AppContext = { config: early, logger, runners: runtime.runners, readiness: [] };
+    const s = await listen(createApp(ctx, { routers: [bulkRouter(ctx)] }));
+    try {
+      const res = await fetch(`${s.base}/v1/calculate/bulk`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/csv' },
+        body: chunked(generatedCsv(100).csv, 1024),
+        duplex: 'half',
+      } as RequestInit);
+      expect(res.status).toBe(200);
+      await expect(res.text()).rejects.toThrow();
+    } finally {
+      await stop(s);
+    }
+  });
+
   it('405 for other methods', async () => {
     const res = await fetch(`${main.base}/v1/calculate/bulk`);
     expect(res.status).toBe(405);

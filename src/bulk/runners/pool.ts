@@ -40,7 +40,7 @@ export const DEFAULT_THREAD_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb:
 export interface PoolRunner extends ChunkRunner {
   readonly kind: 'pool';
   readonly threads: number;
-  /** Runs an empty chunk through a thread: proves the pool answers (readiness). */
+  /** Runs an empty chunk through a thread (proves the pool answers), unless chunks are already queued. */
   ping(timeoutMs?: number): Promise<void>;
 }
 
@@ -93,8 +93,10 @@ export function createPoolRunner(options: PoolRunnerOptions): PoolRunner {
     },
     async ping(timeoutMs = 5000): Promise<void> {
       if (closing !== undefined) throw new Error('the worker pool is closed');
-      const signal = AbortSignal.timeout(timeoutMs);
-      await pool.run(PING_PAYLOAD, { signal });
+      // Tasks waiting means the threads are busy with chunks: alive. Queueing a ping behind a large file would
+      // only make readiness flap under load.
+      if (pool.queueSize > 0) return;
+      await pool.run(PING_PAYLOAD, { signal: AbortSignal.timeout(timeoutMs) });
     },
     close(): Promise<void> {
       closing ??= pool.destroy();
