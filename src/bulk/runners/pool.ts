@@ -24,7 +24,7 @@ export interface PoolRunnerOptions {
 }
 
 /** Recycled output buffers kept at most (each about one chunk's output). */
-const MAX_SPARE_BUFFERS = 16;
+const MAX_SPARE_BUFFERS = 4;
 /** A buffer larger than this (a chunk of huge cells) is not kept for reuse. */
 const MAX_SPARE_BYTES = 8 * 1024 * 1024;
 
