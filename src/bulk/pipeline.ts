@@ -119,6 +119,10 @@ function abortReason(signal: AbortSignal): unknown {
 
 /** Resolves on 'drain'; rejects when the output closes or fails first, or the signal aborts. */
 function waitDrain(output: Writable, signal: AbortSignal | undefined): Promise<void> {
+  // Already over (a write can close the output synchronously, e.g. a client gone): no event will come.
+  if (signal?.aborted) return Promise.reject(abortReason(signal));
+  if (output.destroyed || output.closed) return Promise.reject(new OutputClosedError());
+  if (!output.writableNeedDrain) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const cleanup = () => {
       output.off('drain', onDrain);
