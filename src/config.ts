@@ -50,6 +50,18 @@ const EnvSchema = z.object({
   JOB_TTL_SECONDS: int(1, 365 * 24 * 3600).default(86_400),
   /** Protects /admin/queues when set. */
   ADMIN_TOKEN: z.string().min(1).optional(),
+  /**
+   * Queue worker (`npm run worker`) tuning, see src/queue/settings.ts: a job's lock lasts QUEUE_LOCK_DURATION_MS
+   * (renewed every half of it); every QUEUE_STALLED_INTERVAL_MS a live worker moves jobs with expired locks (their
+   * worker died) back to waiting; a job that stalls more than QUEUE_MAX_STALLED_COUNT times fails.
+   */
+  QUEUE_LOCK_DURATION_MS: int(1000, 600_000).default(10_000),
+  QUEUE_STALLED_INTERVAL_MS: int(500, 600_000).default(5_000),
+  QUEUE_MAX_STALLED_COUNT: int(0, 100).default(2),
+  /** Jobs a worker takes beyond its threads (concurrency = BULK_THREADS + prefetch). */
+  QUEUE_WORKER_PREFETCH: int(0, 64).default(0),
+  /** When set, the worker writes a timestamp there every 10 s (liveness probe for a process without HTTP). */
+  QUEUE_WORKER_HEARTBEAT_FILE: z.string().trim().min(1).optional(),
 });
 
 export type Config = Readonly<z.output<typeof EnvSchema>>;

@@ -17,21 +17,20 @@ import { createPoolRunner } from '../src/bulk/runners/pool.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { startChunkWorker } from '../src/queue/chunk-worker.ts';
 import { checkRedisServer, createRedis, producerOptions, redactUrl, waitReady } from '../src/queue/connection.ts';
-import { loadWorkerTuning } from '../src/queue/settings.ts';
+import { workerTuning } from '../src/queue/settings.ts';
 
 async function main(): Promise<number> {
   let config;
-  let tuning;
   try {
     config = loadConfig(process.env);
-    tuning = loadWorkerTuning(process.env);
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof Error) {
+    if (err instanceof ConfigError) {
       console.error(err.message);
       return 2;
     }
     throw err;
   }
+  const tuning = workerTuning(config);
   const logger = pino({ level: config.LOG_LEVEL, base: { pid: process.pid, role: 'queue-worker' } });
   if (!config.REDIS_URL) {
     logger.fatal('REDIS_URL is not set: the queue worker pulls chunk jobs from Redis and cannot run without it.');
@@ -72,7 +71,7 @@ async function main(): Promise<number> {
   logger.info({ threads: pool.threads }, 'worker: ready for chunk jobs');
 
   // Liveness for orchestrators without an HTTP port: a timestamp written from the event loop every 10 s.
-  const heartbeatFile = process.env.QUEUE_WORKER_HEARTBEAT_FILE;
+  const heartbeatFile = config.QUEUE_WORKER_HEARTBEAT_FILE;
   let heartbeat: NodeJS.Timeout | undefined;
   if (heartbeatFile) {
     const beat = () =>

@@ -2,7 +2,7 @@
  * Names, limits and timings of the BullMQ chunk queue, shared by the API's queue runner (producer) and the
  * worker process (consumer). Both sides must agree on these, so they live in one place.
  */
-import { z } from 'zod';
+import { type Config, loadConfig } from '../config.ts';
 
 /** The one BullMQ queue of the service; keys are `${BULLMQ_PREFIX}:calc:*`. */
 export const QUEUE_NAME = 'calc';
@@ -53,51 +53,16 @@ export interface WorkerTuning {
   prefetch: number;
 }
 
-export const DEFAULT_WORKER_TUNING: WorkerTuning = {
-  lockDurationMs: 10_000,
-  stalledIntervalMs: 5_000,
-  maxStalledCount: 2,
-  prefetch: 0,
-};
+/** The defaults of src/config.ts (QUEUE_LOCK_DURATION_MS, QUEUE_STALLED_INTERVAL_MS, ...): 10 s, 5 s, 2, 0. */
+export const DEFAULT_WORKER_TUNING: WorkerTuning = workerTuning(loadConfig({}));
 
-const ms = (min: number, max: number) =>
-  z
-    .string()
-    .trim()
-    .regex(/^\d+$/, 'must be a whole number of milliseconds')
-    .transform((s) => Number.parseInt(s, 10))
-    .pipe(z.number().int().min(min).max(max));
-
-const TuningEnv = z.object({
-  QUEUE_LOCK_DURATION_MS: ms(1000, 600_000).optional(),
-  QUEUE_STALLED_INTERVAL_MS: ms(500, 600_000).optional(),
-  QUEUE_MAX_STALLED_COUNT: ms(0, 100).optional(),
-  QUEUE_WORKER_PREFETCH: ms(0, 64).optional(),
-});
-
-/**
- * Worker-only tuning from the environment (QUEUE_LOCK_DURATION_MS, QUEUE_STALLED_INTERVAL_MS,
- * QUEUE_MAX_STALLED_COUNT, QUEUE_WORKER_PREFETCH); unset variables keep the defaults above. Throws a one-line error naming the variable.
- */
-export function loadWorkerTuning(env: Record<string, string | undefined>): WorkerTuning {
-  const picked: Record<string, string> = {};
-  for (const key of Object.keys(TuningEnv.shape)) {
-    const value = env[key];
-    if (value !== undefined && value !== '') picked[key] = value;
-  }
-  const parsed = TuningEnv.safeParse(picked);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const name = String(issue?.path[0] ?? 'environment');
-    throw new Error(
-      `Invalid configuration: ${name} ${issue?.message ?? 'is invalid'} (got ${JSON.stringify(picked[name] ?? '')})`,
-    );
-  }
+/** The worker's tuning from the service configuration (validated once, with the rest, by loadConfig). */
+export function workerTuning(config: Config): WorkerTuning {
   return {
-    lockDurationMs: parsed.data.QUEUE_LOCK_DURATION_MS ?? DEFAULT_WORKER_TUNING.lockDurationMs,
-    stalledIntervalMs: parsed.data.QUEUE_STALLED_INTERVAL_MS ?? DEFAULT_WORKER_TUNING.stalledIntervalMs,
-    maxStalledCount: parsed.data.QUEUE_MAX_STALLED_COUNT ?? DEFAULT_WORKER_TUNING.maxStalledCount,
-    prefetch: parsed.data.QUEUE_WORKER_PREFETCH ?? DEFAULT_WORKER_TUNING.prefetch,
+    lockDurationMs: config.QUEUE_LOCK_DURATION_MS,
+    stalledIntervalMs: config.QUEUE_STALLED_INTERVAL_MS,
+    maxStalledCount: config.QUEUE_MAX_STALLED_COUNT,
+    prefetch: config.QUEUE_WORKER_PREFETCH,
   };
 }
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { loadConfig } from '../../src/config.ts';
-import { QUEUE_NAME, loadWorkerTuning } from '../../src/queue/settings.ts';
+import { QUEUE_NAME } from '../../src/queue/settings.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -116,17 +116,9 @@ describe('k8s manifests', () => {
   it('env comes from the ConfigMap, whose every key is a valid setting of the service or the worker', () => {
     expect(configMap).toBeDefined();
     const data = configMap.data as Record<string, string>;
-    const known = new Set([
-      ...Object.keys(loadConfig({})),
-      'REDIS_URL',
-      'ADMIN_TOKEN',
-      'QUEUE_LOCK_DURATION_MS',
-      'QUEUE_STALLED_INTERVAL_MS',
-      'QUEUE_MAX_STALLED_COUNT',
-    ]);
+    const known = new Set([...Object.keys(loadConfig({})), 'REDIS_URL', 'ADMIN_TOKEN', 'QUEUE_WORKER_HEARTBEAT_FILE']);
     for (const key of Object.keys(data)) expect(known, key).toContain(key);
     expect(() => loadConfig(data)).not.toThrow();
-    expect(() => loadWorkerTuning(data)).not.toThrow();
     for (const name of ['sor-api', 'sor-worker']) {
       const refs = (containers(deployment(name))[0]?.envFrom as Obj[]).map((e) => get(e, 'configMapRef.name'));
       expect(refs, name).toContain('sor-config');

@@ -1,0 +1,64 @@
+/** Environment → Config: defaults, one-line errors naming the variable, frozen result. */
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { workerTuning } from '../src/queue/settings.ts';
+
+describe('loadConfig', () => {
+  it('has the documented defaults with an empty environment', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      PORT: 8080,
+      HOST: '0.0.0.0',
+      MAX_BODY_BYTES: 1024 * 1024,
+      BULK_CHUNK_STUDENTS: 1000,
+      BULK_SYNC_MAX_ROWS: 2000,
+      BULK_MAX_BYTES: 512 * 1024 * 1024,
+      BULK_MAX_ROWS: 2_000_000,
+      BULLMQ_PREFIX: 'sor',
+      BULK_QUEUE_FALLBACK: 'local',
+      JOB_TTL_SECONDS: 86_400,
+    });
+    expect(c.REDIS_URL).toBeUndefined();
+    expect(c.BULK_THREADS).toBeGreaterThanOrEqual(1);
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('treats an empty REDIS_URL as unset (the embedded default)', () => {
+    expect(loadConfig({ REDIS_URL: '' }).REDIS_URL).toBeUndefined();
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).REDIS_URL).toBe('redis://127.0.0.1:6379');
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['MAX_BODY_BYTES', '-1'],
+    ['LOG_LEVEL', 'loud'],
+    ['BULK_QUEUE_FALLBACK', 'maybe'],
+    ['REDIS_URL', 'http://example'],
+    ['BULLMQ_PREFIX', 'has space'],
+    ['QUEUE_LOCK_DURATION_MS', '10'],
+  ])('%s=%s stops start-up with one line naming the variable', (name, value) => {
+    let error: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    expect(message).toContain(name);
+    expect(message).not.toContain('\n');
+  });
+
+  it('gives the queue worker its stalled-job tuning from the same config', () => {
+    expect(workerTuning(loadConfig({}))).toEqual({
+      lockDurationMs: 10_000,
+      stalledIntervalMs: 5_000,
+      maxStalledCount: 2,
+      prefetch: 0,
+    });
+    expect(
+      workerTuning(loadConfig({ QUEUE_LOCK_DURATION_MS: '2000', QUEUE_STALLED_INTERVAL_MS: '1000' })),
+    ).toMatchObject({ lockDurationMs: 2000, stalledIntervalMs: 1000 });
+  });
+});
