@@ -4,7 +4,8 @@
  * `processChunkPayload` wherever the chunk runs. Runners treat it as opaque.
  *
  *   {"v":1,"f":"csv","h":[header cells],"s":[student, ...]}
- *   student = {"l":[line, ...], "c":[[cells of row 1], ...], "e":[row error | null, ...]?, "x":{"f":field,"m":message}?}
+ *   student = {"l":[line, ...], "c":[row, ...], "e":[row error | null, ...]?, "x":{"f":field,"m":message}?}
+ *   row = "raw line" (a record without quotes: its cells are the line split on commas) | ["cell", ...]
  *
  * `l` are the physical line numbers of the student's rows, `e` the per-row structural errors found while reading
  * (a broken record), `x` a student-level error found while grouping (rows not contiguous, too many rows, row
@@ -22,6 +23,7 @@ export interface StudentError {
 
 export interface PayloadStudent {
   l: number[];
+  /** Cells of each row (after decodePayload); in the encoded payload a row may also be its raw line. */
   c: string[][];
   e?: (string | null)[];
   x?: StudentError;
@@ -32,6 +34,11 @@ export interface ChunkPayload {
   f: BulkFormat;
   h: string[];
   s: PayloadStudent[];
+}
+
+/** A student as the grouper builds it: rows without quotes stay raw lines. */
+export interface EncodedStudent extends Omit<PayloadStudent, 'c'> {
+  c: (string | string[])[];
 }
 
 /** Accumulates students and serialises them into one payload string. */
@@ -49,7 +56,7 @@ export class ChunkBuilder {
     this.prefix = `{"v":1,"f":${JSON.stringify(format)},"h":${JSON.stringify(header)},"s":[`;
   }
 
-  add(student: PayloadStudent, chars: number): void {
+  add(student: EncodedStudent, chars: number): void {
     this.parts.push(JSON.stringify(student));
     this.students++;
     this.rows += student.l.length;
@@ -92,10 +99,15 @@ export function decodePayload(payload: string): ChunkPayload {
       !Array.isArray(st.l) ||
       !Array.isArray(st.c) ||
       st.l.length === 0 ||
-      st.l.length !== st.c.length ||
-      !st.c.every(isStringArray)
+      st.l.length !== st.c.length
     ) {
       throw new Error('malformed chunk payload');
+    }
+    const rows = st.c as unknown[];
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r];
+      if (typeof row === 'string') rows[r] = row.split(',');
+      else if (!isStringArray(row)) throw new Error('malformed chunk payload');
     }
   }
   return p as ChunkPayload;

@@ -29,10 +29,44 @@
 export interface CsvRecord {
   /** 1-based physical line number where the record starts (the header is line 1 unless blank lines precede it). */
   line: number;
-  /** The cells; for a broken record, a lenient split of its first physical line. */
+  /**
+   * The cells; for a broken record, a lenient split of its first physical line. Empty when `raw` is set (a
+   * reader created with `rawLines`).
+   */
   cells: string[];
+  /**
+   * With `rawLines`: the text of a record that has no quote (one physical line, CR/LF removed); its cells are
+   * `raw.split(',')`. The bulk pipeline forwards such lines as they are and lets the chunk's thread split them.
+   */
+  raw?: string;
   /** Present when the record is broken (see the recovery rule); the row becomes an error row with this text. */
   error?: string;
+}
+
+/** The cells of a record, whichever way the reader delivered them. */
+export function recordCells(record: CsvRecord): string[] {
+  return record.raw === undefined ? record.cells : record.raw.split(',');
+}
+
+/** Cell `index` of a record without splitting all of it ('' when the record is shorter). */
+export function recordCell(record: CsvRecord, index: number): string {
+  const raw = record.raw;
+  if (raw === undefined) return record.cells[index] ?? '';
+  let start = 0;
+  for (let k = 0; k < index; k++) {
+    const comma = raw.indexOf(',', start);
+    if (comma === -1) return '';
+    start = comma + 1;
+  }
+  const end = raw.indexOf(',', start);
+  return end === -1 ? raw.slice(start) : raw.slice(start, end);
+}
+
+const NO_CELLS: string[] = [];
+
+function onlyCommas(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (text.charCodeAt(i) !== 44) return false;
+  return true;
 }
 
 /** Longest record (and longest physical line) kept in memory; 4 Mi characters. */
@@ -130,8 +164,12 @@ export class CsvRecordReader {
   private nextQuote = -1;
   private ended = false;
 
-  constructor(maxRecordChars: number = DEFAULT_MAX_RECORD_CHARS) {
+  private readonly rawLines: boolean;
+
+  /** `rawLines`: records without quotes come as `raw` text instead of `cells` (see CsvRecord.raw). */
+  constructor(maxRecordChars: number = DEFAULT_MAX_RECORD_CHARS, options: { rawLines?: boolean } = {}) {
     this.maxRecordChars = maxRecordChars;
+    this.rawLines = options.rawLines === true;
   }
 
   /** Physical line number the reader has reached (the next record starts at or after it). */
@@ -204,8 +242,14 @@ export class CsvRecordReader {
         if (contentEnd - pos > this.maxRecordChars) {
           this.emitLongLine(buf.slice(pos, pos + 256), out);
         } else {
-          const cells = buf.slice(pos, contentEnd).split(',');
-          if (!allEmpty(cells)) out.push({ line: this.line, cells });
+          if (this.rawLines) {
+            if (!onlyCommas(buf, pos, contentEnd)) {
+              out.push({ line: this.line, cells: NO_CELLS, raw: buf.slice(pos, contentEnd) });
+            }
+          } else {
+            const cells = buf.slice(pos, contentEnd).split(',');
+            if (!allEmpty(cells)) out.push({ line: this.line, cells });
+          }
         }
         pos = lineEnd + 1;
         this.line++;

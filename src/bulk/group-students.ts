@@ -9,8 +9,8 @@
  *    a million rows cannot hold a million rows in memory.
  *  - Rows with an empty student_id are grouped like any other id (and rejected by validation).
  */
-import type { CsvRecord } from './csv-reader.ts';
-import type { PayloadStudent, StudentError } from './chunk-payload.ts';
+import { recordCell, type CsvRecord } from './csv-reader.ts';
+import type { EncodedStudent, StudentError } from './chunk-payload.ts';
 
 /** More rows than this for one student is an error (a student has at most 4 terms). */
 export const MAX_ROWS_PER_STUDENT = 64;
@@ -96,22 +96,22 @@ function shortId(id: string): string {
 /** Hands each completed student to `emit` with the number of cell characters it holds. */
 export class StudentGrouper {
   private readonly idIndex: number;
-  private readonly emit: (student: PayloadStudent, chars: number) => void;
+  private readonly emit: (student: EncodedStudent, chars: number) => void;
   private readonly seen = new StudentIdSet();
-  private current: PayloadStudent | undefined;
+  private current: EncodedStudent | undefined;
   private currentId = '';
   private currentChars = 0;
   /** Number of students handed out. */
   students = 0;
 
-  constructor(idIndex: number, emit: (student: PayloadStudent, chars: number) => void) {
+  constructor(idIndex: number, emit: (student: EncodedStudent, chars: number) => void) {
     this.idIndex = idIndex;
     this.emit = emit;
   }
 
   /** Adds one data record; `rowError` marks the row as an error row (e.g. over the row limit). */
   add(record: CsvRecord, rowError?: string): void {
-    const id = record.cells[this.idIndex] ?? '';
+    const id = recordCell(record, this.idIndex);
     const error = record.error ?? rowError;
     let student = this.current;
     if (student !== undefined && id === this.currentId) {
@@ -153,10 +153,15 @@ export class StudentGrouper {
       student.e.push(null);
     }
     student.l.push(record.line);
-    student.c.push(record.cells);
-    let chars = 0;
-    for (const cell of record.cells) chars += cell.length + 1;
-    this.currentChars += chars;
+    if (record.raw !== undefined) {
+      student.c.push(record.raw);
+      this.currentChars += record.raw.length;
+    } else {
+      student.c.push(record.cells);
+      let chars = 0;
+      for (const cell of record.cells) chars += cell.length + 1;
+      this.currentChars += chars;
+    }
   }
 
   /** Emits the student in progress, if any. */

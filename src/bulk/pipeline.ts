@@ -20,7 +20,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { ChunkOutcome, ChunkRunner } from './runner.ts';
-import { CsvRecordReader, type CsvRecord } from './csv-reader.ts';
+import { CsvRecordReader, recordCells, type CsvRecord } from './csv-reader.ts';
 import { readHeader, type CsvLayout } from './csv-layout.ts';
 import { ChunkBuilder, type BulkFormat } from './chunk-payload.ts';
 import { StudentGrouper } from './group-students.ts';
@@ -303,7 +303,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
   const maxRows = limits?.maxRows;
   const chunkStudents = config.BULK_CHUNK_STUDENTS;
 
-  const reader = new CsvRecordReader();
+  const reader = new CsvRecordReader(undefined, { rawLines: true });
   const decoder = new TextDecoder('utf-8');
   const records: CsvRecord[] = [];
   const progress: BulkProgress = { bytes: 0, rows: 0, errorRows: 0, students: 0, chunks: 0 };
@@ -360,7 +360,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
         if (record.error !== undefined) {
           throw new AppError('validation_error', 400, `The CSV header row is malformed: ${record.error}.`);
         }
-        layout = readHeader(record.cells);
+        layout = readHeader(recordCells(record));
         reader.expectedCells = layout.width;
         if (runner !== undefined) await start(runner);
         continue;

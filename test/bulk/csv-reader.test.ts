@@ -1,10 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { parse } from 'csv-parse/sync';
-import { CsvRecordReader, lenientSplit, type CsvRecord } from '../../src/bulk/csv-reader.ts';
+import { CsvRecordReader, lenientSplit, recordCell, recordCells, type CsvRecord } from '../../src/bulk/csv-reader.ts';
 
-function readAll(text: string, pieces?: number[], expectedCells = 0, maxRecordChars?: number): CsvRecord[] {
-  const reader = new CsvRecordReader(maxRecordChars);
+function readAll(
+  text: string,
+  pieces?: number[],
+  expectedCells = 0,
+  maxRecordChars?: number,
+  rawLines = false,
+): CsvRecord[] {
+  const reader = new CsvRecordReader(maxRecordChars, { rawLines });
   reader.expectedCells = expectedCells;
   const out: CsvRecord[] = [];
   if (pieces === undefined) {
@@ -89,6 +95,13 @@ describe('CsvRecordReader: well-formed files', () => {
           );
           expect(cells(readAll(text, undefined, width))).toEqual(expected);
           expect(cells(readAll(text, pieces, width))).toEqual(expected);
+          // rawLines mode (the pipeline's): same records, quote-free lines delivered as raw text.
+          const raw = readAll(text, pieces, width, undefined, true);
+          expect(raw.map(recordCells)).toEqual(expected);
+          for (const r of raw) {
+            const all = recordCells(r);
+            for (let k = 0; k <= width; k++) expect(recordCell(r, k)).toBe(all[k] ?? '');
+          }
         },
       ),
       { numRuns: 300 },
@@ -214,6 +227,10 @@ describe('CsvRecordReader: recovery rule (a broken record costs exactly its firs
           const text = `h1,h2,h3\n${lines.join('\n')}${finalEol ? '\n' : ''}`;
           const whole = readAll(text, undefined, 3);
           expect(readAll(text, pieces, 3)).toEqual(whole);
+          const raw = readAll(text, pieces, 3, undefined, true);
+          expect(raw.map((r) => ({ line: r.line, cells: recordCells(r), error: r.error }))).toEqual(
+            whole.map((r) => ({ line: r.line, cells: r.cells, error: r.error })),
+          );
           const physical = text.split('\n');
           if (finalEol) physical.pop();
           const owner = new Array<number>(physical.length + 1).fill(-1);
