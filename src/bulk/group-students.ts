@@ -16,77 +16,171 @@ import type { EncodedStudent, StudentError } from './chunk-payload.ts';
 export const MAX_ROWS_PER_STUDENT = 64;
 
 /**
- * The set of student_ids seen so far, kept as two independent 32-bit hashes (64 bits) and the first line, in
- * typed arrays: about 24 bytes per student instead of a few hundred for a Set of strings. Two different ids
- * are taken for the same one only if both hashes collide (probability about n²/2⁶⁵: 10⁻⁷ for 2 million ids),
- * and then the later one is reported as not contiguous — an error row, never a wrong amount.
+ * The set of student_ids seen so far with the line where each first appeared: EXACT (an id is reported as seen
+ * only if that very id was added; hashes only pick the slot, every hit is confirmed by comparing the stored id)
+ * and compact, since it is the one structure of the pipeline that grows with the file.
+ *
+ * Layout: an append-only byte arena holding, per id, a varint header (length × 2 + wide flag), the first line
+ * (4 bytes, little-endian) and the id's characters (1 byte each when all are ≤ U+00FF, else 2 bytes each), and an
+ * open-addressing table (linear probing, load ≤ 3/4) of arena offsets + 1 in a Uint32Array.
+ *
+ * Cost per student: 5 + L bytes in the arena (L = id length; 14 bytes for a 9-character id like S00000001) plus
+ * 5.3–10.7 bytes of table slots, and up to 2× of both as doubling slack: about 20–50 bytes, 30 MB at most for a
+ * million 9-character ids, all outside the JS heap (typed arrays), against ~100 bytes per entry for a Set of
+ * strings. Both structures double when full (the old copy lives only during the copy).
  */
 export class StudentIdSet {
   private mask: number;
-  private h1: Uint32Array;
-  private h2: Uint32Array;
-  private lines: Uint32Array;
+  private table: Uint32Array;
+  private arena: Uint8Array;
+  private used = 0;
   private count = 0;
 
   constructor(initialCapacity = 4096) {
     let cap = 16;
     while (cap < initialCapacity) cap <<= 1;
     this.mask = cap - 1;
-    this.h1 = new Uint32Array(cap);
-    this.h2 = new Uint32Array(cap);
-    this.lines = new Uint32Array(cap);
+    this.table = new Uint32Array(cap);
+    this.arena = new Uint8Array(cap * 16);
   }
 
   get size(): number {
     return this.count;
   }
 
+  /** Bytes held by the index (table and arena capacity). */
+  get bytes(): number {
+    return this.table.byteLength + this.arena.byteLength;
+  }
+
   /** Adds `id` first seen on `line` (≥ 1); returns 0 when it was new, else the line where it was first seen. */
   addOrGet(id: string, line: number): number {
-    let a = 0x811c9dc5;
-    let b = 0x9747b28c ^ id.length;
-    for (let i = 0; i < id.length; i++) {
+    const len = id.length;
+    let h = 0x811c9dc5 ^ len;
+    let wide = 0;
+    for (let i = 0; i < len; i++) {
       const c = id.charCodeAt(i);
-      a = Math.imul(a ^ c, 0x01000193);
-      b = Math.imul(b ^ c, 0x5bd1e995);
-      b ^= b >>> 13;
+      wide |= c;
+      h = Math.imul(h ^ c, 0x01000193);
     }
-    a >>>= 0;
-    b = (b ^ (b >>> 15)) >>> 0;
-    let slot = (a ^ (b >>> 7)) & this.mask;
+    h = mix(h);
+    const isWide = wide > 0xff ? 1 : 0;
+    const header = len * 2 + isWide;
+    const { table, arena } = this;
+    let slot = h & this.mask;
     for (;;) {
-      const seen = this.lines[slot]!;
-      if (seen === 0) break;
-      if (this.h1[slot] === a && this.h2[slot] === b) return seen;
+      const entry = table[slot]!;
+      if (entry === 0) break;
+      let p = entry - 1;
+      // Header varint.
+      let v = 0;
+      let shift = 1;
+      let b: number;
+      do {
+        b = arena[p++]!;
+        v += (b & 0x7f) * shift;
+        shift *= 128;
+      } while (b & 0x80);
+      if (v === header && sameId(arena, p + 4, id, isWide)) {
+        return (arena[p]! | (arena[p + 1]! << 8) | (arena[p + 2]! << 16) | (arena[p + 3]! << 24)) >>> 0;
+      }
       slot = (slot + 1) & this.mask;
     }
-    this.h1[slot] = a;
-    this.h2[slot] = b;
-    this.lines[slot] = Math.max(1, Math.min(line, 0xffffffff));
+    // New id: append header, line, characters.
+    const need = 5 + 4 + len * (isWide + 1);
+    if (this.used + need + 1 > this.arena.length) this.growArena(this.used + need + 1);
+    const a = this.arena;
+    const at = this.used;
+    let p = at;
+    let v = header;
+    while (v >= 0x80) {
+      a[p++] = (v % 128) | 0x80;
+      v = Math.floor(v / 128);
+    }
+    a[p++] = v;
+    const l = Math.max(1, Math.min(line, 0xffffffff));
+    a[p++] = l & 0xff;
+    a[p++] = (l >>> 8) & 0xff;
+    a[p++] = (l >>> 16) & 0xff;
+    a[p++] = (l >>> 24) & 0xff;
+    if (isWide) {
+      for (let i = 0; i < len; i++) {
+        const c = id.charCodeAt(i);
+        a[p++] = c & 0xff;
+        a[p++] = c >>> 8;
+      }
+    } else {
+      for (let i = 0; i < len; i++) a[p++] = id.charCodeAt(i);
+    }
+    this.used = p;
+    table[slot] = at + 1;
     this.count++;
-    if (this.count * 4 > (this.mask + 1) * 3) this.grow();
+    if (this.count * 4 > (this.mask + 1) * 3) this.growTable();
     return 0;
   }
 
-  private grow(): void {
-    const { h1, h2, lines } = this;
-    const cap = (this.mask + 1) * 2;
-    this.mask = cap - 1;
-    this.h1 = new Uint32Array(cap);
-    this.h2 = new Uint32Array(cap);
-    this.lines = new Uint32Array(cap);
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i]!;
-      if (line === 0) continue;
-      const a = h1[i]!;
-      const b = h2[i]!;
-      let slot = (a ^ (b >>> 7)) & this.mask;
-      while (this.lines[slot] !== 0) slot = (slot + 1) & this.mask;
-      this.h1[slot] = a;
-      this.h2[slot] = b;
-      this.lines[slot] = line;
-    }
+  private growArena(min: number): void {
+    let cap = this.arena.length * 2;
+    while (cap < min) cap *= 2;
+    const next = new Uint8Array(cap);
+    next.set(this.arena.subarray(0, this.used));
+    this.arena = next;
   }
+
+  /** Doubles the table, re-hashing every id from the arena (same hash as addOrGet, over the characters). */
+  private growTable(): void {
+    const cap = (this.mask + 1) * 2;
+    const mask = cap - 1;
+    const table = new Uint32Array(cap);
+    const a = this.arena;
+    let p = 0;
+    while (p < this.used) {
+      const at = p;
+      let v = 0;
+      let shift = 1;
+      let b: number;
+      do {
+        b = a[p++]!;
+        v += (b & 0x7f) * shift;
+        shift *= 128;
+      } while (b & 0x80);
+      const isWide = v % 2;
+      const len = (v - isWide) / 2;
+      p += 4;
+      let h = 0x811c9dc5 ^ len;
+      if (isWide) {
+        for (let i = 0; i < len; i++, p += 2) h = Math.imul(h ^ (a[p]! | (a[p + 1]! << 8)), 0x01000193);
+      } else {
+        for (let i = 0; i < len; i++) h = Math.imul(h ^ a[p++]!, 0x01000193);
+      }
+      let slot = mix(h) & mask;
+      while (table[slot] !== 0) slot = (slot + 1) & mask;
+      table[slot] = at + 1;
+    }
+    this.table = table;
+    this.mask = mask;
+  }
+}
+
+/** Final avalanche (murmur3 fmix32) so the low bits used for the slot depend on every character. */
+function mix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** Whether the characters stored at `p` (same length and width as `id`, checked by the caller) are `id`'s. */
+function sameId(a: Uint8Array, p: number, id: string, isWide: number): boolean {
+  const len = id.length;
+  if (isWide) {
+    for (let i = 0; i < len; i++, p += 2) if ((a[p]! | (a[p + 1]! << 8)) !== id.charCodeAt(i)) return false;
+  } else {
+    for (let i = 0; i < len; i++) if (a[p + i] !== id.charCodeAt(i)) return false;
+  }
+  return true;
 }
 
 function shortId(id: string): string {
