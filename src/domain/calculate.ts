@@ -28,7 +28,7 @@ import {
   readTerm,
   termAdjustments,
 } from './recalculation.ts';
-import { enrollmentIntensityPercent, enrollmentStatus } from './terms.ts';
+import { termStanding } from './terms.ts';
 import type { CalculationInput, CalculationResult, DisbursementOption, TermResult } from './types.ts';
 import * as W from './warnings.ts';
 
@@ -88,6 +88,7 @@ export function calculate(input: CalculationInput): CalculationResult {
         annualFtCredits,
         bases,
         payments,
+        revision,
       )
     : revision;
   const adjustments = termAdjustments(terms, revision, baseline);
@@ -135,10 +136,11 @@ export function calculate(input: CalculationInput): CalculationResult {
   const termResults: TermResult[] = terms.map((t, i) => {
     const adjustment = adjustments[i]!;
     const adjusted = adjustment.sourceIndex !== null;
+    const standing = termStanding(t.credits, t.fullTime);
     return {
       label: t.label,
-      enrollment_status: enrollmentStatus(t.credits, t.fullTime),
-      enrollment_intensity_pct: toJsonNumber(enrollmentIntensityPercent(t.credits, t.fullTime)),
+      enrollment_status: standing.status,
+      enrollment_intensity_pct: toJsonNumber(standing.intensityPct),
       disbursement_pct: toJsonNumber(disbursementPct[i]!),
       adjustment_sub: toJsonNumber(adjustment.amounts[0]),
       adjustment_unsub: toJsonNumber(adjustment.amounts[1]),

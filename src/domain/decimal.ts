@@ -25,6 +25,13 @@ export const THREE: Dec = new Dec(3);
 export const FOUR: Dec = new Dec(4);
 export const HUNDRED: Dec = new Dec(100);
 
+const SMALL_INTEGERS: readonly Dec[] = Array.from({ length: 33 }, (_, i) => new Dec(i));
+
+/** A whole number ≥ 0 as a decimal, shared for the small counts (term counts) that hot paths use. */
+export function decInt(value: number): Dec {
+  return SMALL_INTEGERS[value] ?? new Dec(value);
+}
+
 const PARSE_CACHE_LIMIT = 4096;
 const parseCache = new Map<string, Dec>();
 
@@ -55,6 +62,9 @@ export function maxDec(a: Dec, b: Dec): Dec {
 /** Σ of decimals. */
 export function sumDec(values: readonly Dec[]): Dec {
   let total = ZERO;
-  for (const v of values) if (!v.isZero()) total = total.plus(v);
+  for (const v of values) {
+    if (v.isZero()) continue;
+    total = total.isZero() ? v : total.plus(v);
+  }
   return total;
 }

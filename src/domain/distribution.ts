@@ -10,7 +10,7 @@
  * no closed term that is the whole annual amount.
  */
 
-import { Dec, HUNDRED, ONE, ZERO } from './decimal.ts';
+import { type Dec, HUNDRED, ONE, ZERO, decInt } from './decimal.ts';
 import { percentHalfUp } from './rounding.ts';
 import { splitByWeights, splitEqual } from './split.ts';
 
@@ -52,6 +52,18 @@ export function showBothOptions(percent: Dec, eligibleCount: number): boolean {
   return percent.lt(HUNDRED) && eligibleCount >= 2;
 }
 
+const equalSharePercents = new Map<number, Dec>();
+
+/** round_half_up(100 ÷ count), memoised per count. */
+function equalSharePercent(count: number): Dec {
+  let pct = equalSharePercents.get(count);
+  if (pct === undefined) {
+    pct = percentHalfUp(ONE, decInt(count));
+    equalSharePercents.set(count, pct);
+  }
+  return pct;
+}
+
 /**
  * disbursement_pct of each term: round_half_up(100 × w(t) ÷ Σ w) over all eligible terms (closed included),
  * with the credit weights when both options are shown, otherwise equal weights; 0 for an ineligible term.
@@ -69,7 +81,7 @@ export function disbursementPercents(eligible: readonly boolean[], weights: Opti
   const result = new Array<Dec>(n).fill(ZERO);
   if (count === 0) return result;
   if (weights === null) {
-    const equalShare = percentHalfUp(ONE, new Dec(count));
+    const equalShare = equalSharePercent(count);
     for (let i = 0; i < n; i++) if (eligible[i]) result[i] = equalShare;
     return result;
   }

@@ -16,7 +16,7 @@ import { type Dec, ZERO, dec } from './decimal.ts';
 import { type OptionWeights, disbursementPercents, showBothOptions, spreadRemaining } from './distribution.ts';
 import { annualBasicEligibility, reducedAnnualPercent } from './percentage.ts';
 import { roundDollars } from './rounding.ts';
-import { isEligibleForDisbursement } from './terms.ts';
+import { termStanding } from './terms.ts';
 import type { LoanType, TermInput } from './types.ts';
 import type { LoanExcess } from './warnings.ts';
 
@@ -103,29 +103,45 @@ export interface Scenario {
   equal: PerLoan<Dec[]>;
 }
 
-/** One full pass of §3–§6 for a given set of credits (the revision or the baseline), equal option. */
+function sameEligibility(a: readonly boolean[], b: readonly boolean[]): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return a.length === b.length;
+}
+
+/**
+ * One full pass of §3–§6 for a given set of credits (the revision or the baseline), equal option.
+ *
+ * `reference` is another scenario of the same student (same bases and payments). The annual amounts, the
+ * remaining amounts and the equal option depend on the credits only through the percentage and which terms
+ * are eligible, so when both match the reference's, its amounts are shared instead of recomputed.
+ */
 export function evaluateScenario(
   terms: readonly TermFacts[],
   credits: readonly Dec[],
   annualFtCredits: Dec,
   bases: PerLoan<Dec>,
   payments: Payments,
+  reference?: Scenario,
 ): Scenario {
   const percent = reducedAnnualPercent(credits, annualFtCredits);
-  const annual: PerLoan<Dec> = [ZERO, ZERO, ZERO];
-  for (let l = 0; l < 3; l++) {
-    const base = bases[l]!;
-    annual[l] = base.isZero() ? ZERO : annualBasicEligibility(base, percent);
-  }
   const eligible = new Array<boolean>(terms.length);
   const openEligible: number[] = [];
   let eligibleCount = 0;
   for (let i = 0; i < terms.length; i++) {
-    const ok = isEligibleForDisbursement(credits[i]!, terms[i]!.fullTime);
+    const ok = termStanding(credits[i]!, terms[i]!.fullTime).eligible;
     eligible[i] = ok;
     if (!ok) continue;
     eligibleCount++;
     if (!payments.closed[i]) openEligible.push(i);
+  }
+  if (reference !== undefined && reference.percent.eq(percent) && sameEligibility(reference.eligible, eligible)) {
+    const { annual, remaining, equal } = reference;
+    return { credits, percent, annual, eligible, eligibleCount, openEligible, remaining, equal };
+  }
+  const annual: PerLoan<Dec> = [ZERO, ZERO, ZERO];
+  for (let l = 0; l < 3; l++) {
+    const base = bases[l]!;
+    annual[l] = base.isZero() ? ZERO : annualBasicEligibility(base, percent);
   }
   const remaining: PerLoan<Dec> = [ZERO, ZERO, ZERO];
   const equal: PerLoan<Dec[]> = [[], [], []];
@@ -181,17 +197,20 @@ const NO_ADJUSTMENT: TermAdjustment = { amounts: [ZERO, ZERO, ZERO], sourceIndex
 
 /**
  * Per term: equal(revision) − equal(baseline) on open terms; 0 and null on closed terms and wherever all three
- * adjustments are 0. Pass the same scenario twice when there is no change (every adjustment is then 0).
+ * adjustments are 0. Scenarios sharing their equal option (the same scenario, or a baseline that reused the
+ * revision's amounts) have every adjustment 0.
  */
 export function termAdjustments(terms: readonly TermFacts[], revision: Scenario, baseline: Scenario): TermAdjustment[] {
-  if (revision === baseline) return terms.map(() => NO_ADJUSTMENT);
+  if (revision.equal === baseline.equal) return terms.map(() => NO_ADJUSTMENT);
   const changes = terms.filter((t) => t.changed).map((t) => t.index);
   return terms.map((t, j) => {
     if (t.closed) return NO_ADJUSTMENT;
     const amounts: PerLoan<Dec> = [ZERO, ZERO, ZERO];
     let any = false;
     for (let l = 0; l < 3; l++) {
-      const diff = revision.equal[l]![j]!.minus(baseline.equal[l]![j]!);
+      const now = revision.equal[l]![j]!;
+      const before = baseline.equal[l]![j]!;
+      const diff = now === before ? ZERO : now.minus(before);
       amounts[l] = diff;
       if (!diff.isZero()) any = true;
     }

@@ -26,9 +26,14 @@ export function roundHalfUpDiv(a: Dec, b: Dec): Dec {
   return a.times(TWO).plus(b).divToInt(twoB);
 }
 
-/** `round_half_up(100 × part ÷ whole)`: a whole percent (62.5 → 63, 87.5 → 88, 83.33 → 83). whole > 0. */
+const TWO_HUNDRED = new Dec(200);
+
+/**
+ * `round_half_up(100 × part ÷ whole)`: a whole percent (62.5 → 63, 87.5 → 88, 83.33 → 83). whole > 0.
+ * roundHalfUpDiv(100 × part, whole) with 2 × 100 × part folded into one product: floor((200 part + whole) ÷ 2 whole).
+ */
 export function percentHalfUp(part: Dec, whole: Dec): Dec {
-  return roundHalfUpDiv(part.times(HUNDRED), whole);
+  return part.times(TWO_HUNDRED).plus(whole).divToInt(whole.times(TWO));
 }
 
 /** `round_half_up(amount × percent ÷ 100)` in whole dollars: the reduced annual amount of rules.md §3. */

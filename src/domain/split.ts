@@ -10,7 +10,7 @@
  * numerators `amount × w − floor × Σw`, which share the denominator Σw.
  */
 
-import { type Dec, ONE, ZERO } from './decimal.ts';
+import { type Dec, ONE, ZERO, decInt } from './decimal.ts';
 
 function assertSplittable(amount: Dec): void {
   if (!amount.isInteger() || amount.isNegative()) {
@@ -24,9 +24,10 @@ export function splitEqual(amount: Dec, count: number): Dec[] {
   if (!Number.isInteger(count) || count < 1) throw new Error(`splitEqual: count must be ≥ 1, got ${count}`);
   if (amount.isZero()) return new Array<Dec>(count).fill(ZERO);
   if (count === 1) return [amount];
-  const share = amount.divToInt(count);
+  const divisor = decInt(count);
+  const share = amount.divToInt(divisor);
   // leftover < count, so it is a small exact integer.
-  const leftover = amount.minus(share.times(count)).toNumber();
+  const leftover = amount.minus(share.times(divisor)).toNumber();
   const bigger = leftover > 0 ? share.plus(ONE) : share;
   const parts = new Array<Dec>(count);
   for (let i = 0; i < count; i++) parts[i] = i < leftover ? bigger : share;

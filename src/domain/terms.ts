@@ -34,3 +34,35 @@ export function isEligibleForDisbursement(credits: Dec, fullTimeCredits: Dec): b
 export function isAtLeastHalfTime(status: EnrollmentStatus): boolean {
   return status === 'full_time' || status === 'three_quarter_time' || status === 'half_time';
 }
+
+/** Everything §4 says about one term, from its credits and full-time credits alone. */
+export interface TermStanding {
+  status: EnrollmentStatus;
+  intensityPct: Dec;
+  eligible: boolean;
+}
+
+/**
+ * Memoised §4 facts by (credits, full time) decimal identity. `dec()` shares parsed decimals, so the few
+ * credit values that bulk files repeat hit this cache; a miss just computes the same facts. A WeakMap keyed
+ * by the credits decimal lets entries go when the parse cache drops that decimal.
+ */
+const standings = new WeakMap<Dec, Map<Dec, TermStanding>>();
+
+export function termStanding(credits: Dec, fullTimeCredits: Dec): TermStanding {
+  let byFullTime = standings.get(credits);
+  if (byFullTime === undefined) {
+    byFullTime = new Map();
+    standings.set(credits, byFullTime);
+  }
+  let standing = byFullTime.get(fullTimeCredits);
+  if (standing === undefined) {
+    standing = {
+      status: enrollmentStatus(credits, fullTimeCredits),
+      intensityPct: enrollmentIntensityPercent(credits, fullTimeCredits),
+      eligible: isEligibleForDisbursement(credits, fullTimeCredits),
+    };
+    byFullTime.set(fullTimeCredits, standing);
+  }
+  return standing;
+}
