@@ -6,6 +6,9 @@
  *  - without: the large runner stays the pool and async jobs use the in-process store (lost on restart);
  *  - always: the /v1/jobs router and its OpenAPI paths, GET /metrics, and runners instrumented for metrics
  *    (chunk durations, rows and students processed).
+ *
+ * The Redis side (queue-runner.ts, redis-job-store.ts, connection.ts and through them bullmq and ioredis) is
+ * imported only when REDIS_URL is set, so a service without Redis does not load those libraries.
  */
 import type { Router } from 'express';
 import type { Logger } from 'pino';
@@ -20,10 +23,7 @@ import { metrics, setGaugeSources } from '../metrics.ts';
 import { AsyncJobs } from './async-jobs.ts';
 import { MemoryJobStore } from './job-store.ts';
 import type { JobStore } from './job-store.ts';
-import { createQueueRunner } from './queue-runner.ts';
 import type { QueueRunner } from './queue-runner.ts';
-import { RedisJobStore } from './redis-job-store.ts';
-import { redactUrl } from './connection.ts';
 
 /** How long running async jobs get to finish when the API shuts down before they are failed. */
 export const JOBS_DRAIN_MS = 10_000;
@@ -82,6 +82,11 @@ export async function createQueueParts(
   const readiness: ReadinessCheck[] = [];
 
   if (config.REDIS_URL) {
+    const [{ createQueueRunner }, { RedisJobStore }, { redactUrl }] = await Promise.all([
+      import('./queue-runner.ts'),
+      import('./redis-job-store.ts'),
+      import('./connection.ts'),
+    ]);
     queue = createQueueRunner({ config, logger, fallback: local.pool });
     const q = queue;
     const check = await q.check();
