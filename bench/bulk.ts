@@ -1,5 +1,6 @@
 /**
- * npm run bench:bulk [-- --students N] [-- --sizes 100000,1000000] [-- --skip-sizes]
+ * npm run bench:bulk [-- --students N] [-- --sizes 100000,1000000] [-- --skip-sizes | --only-sizes] [-- --dist]
+ *   [-- --node-flags='--max-semi-space-size=8']
  *
  * Generates N random valid students (default 200,000; seeded, reproducible) into .bench-tmp/ and, in the same run,
  * times on the same file:
@@ -256,12 +257,30 @@ async function cli(path: string, setup: ChildSetup): Promise<Timing> {
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
+/** For each size: the endpoint and the CLI in fresh processes, time and peak RSS. */
+async function scaling(sizes: string, setup: ChildSetup): Promise<void> {
+  console.log(
+    `\nscaling (fresh processes, ${setup.dist ? 'dist/' : 'src/'}, node flags: ${setup.nodeFlags.join(' ') || 'none'}):`,
+  );
+  for (const size of sizes.split(',').map(Number)) {
+    const p = await generate(size);
+    const e = await endpoint(p, setup);
+    const k = await cli(p, setup);
+    console.log(
+      `${fmt(size).padStart(10)} students: endpoint ${e.seconds.toFixed(1)} s (${fmt(size / e.seconds)}/s), ` +
+        `peak RSS ${fmt(e.maxRssMb!)} MB; CLI ${k.seconds.toFixed(1)} s (${fmt(size / k.seconds)}/s), ` +
+        `peak RSS ${fmt(k.maxRssMb!)} MB`,
+    );
+  }
+}
+
 async function benchmark(): Promise<void> {
   const { values } = parseArgs({
     options: {
       students: { type: 'string', default: '200000' },
       sizes: { type: 'string', default: '100000,1000000' },
       'skip-sizes': { type: 'boolean', default: false },
+      'only-sizes': { type: 'boolean', default: false },
       dist: { type: 'boolean', default: false },
       'node-flags': { type: 'string', default: '' },
     },
@@ -272,6 +291,10 @@ async function benchmark(): Promise<void> {
   };
   if (setup.dist && !existsSync(entry(setup, 'server'))) throw new Error('--dist: run `npm run build` first');
   const n = Number(values.students);
+  if (values['only-sizes']) {
+    await scaling(values.sizes, setup);
+    return;
+  }
   console.log(
     `bench:bulk — ${cpus()[0]?.model ?? 'cpu'}, ${availableParallelism()} cores, Node ${process.version}, ` +
       `BULK_THREADS=${process.env.BULK_THREADS ?? availableParallelism()}`,
@@ -301,19 +324,7 @@ async function benchmark(): Promise<void> {
   const c = await cli(path, setup);
   line('sor bulk (CLI)', c, `  peak RSS ${fmt(c.maxRssMb!)} MB`);
 
-  if (!values['skip-sizes']) {
-    console.log('\nscaling (fresh processes):');
-    for (const size of values.sizes.split(',').map(Number)) {
-      const p = await generate(size);
-      const e = await endpoint(p, setup);
-      const k = await cli(p, setup);
-      console.log(
-        `${fmt(size).padStart(10)} students: endpoint ${e.seconds.toFixed(1)} s (${fmt(size / e.seconds)}/s), ` +
-          `peak RSS ${fmt(e.maxRssMb!)} MB; CLI ${k.seconds.toFixed(1)} s (${fmt(size / k.seconds)}/s), ` +
-          `peak RSS ${fmt(k.maxRssMb!)} MB`,
-      );
-    }
-  }
+  if (!values['skip-sizes']) await scaling(values.sizes, setup);
   console.log(
     '\ntargets (2 cores): ratio ≥ 0.5; 1M students ≤ 45 s; peak RSS ≤ 256 MB at 1M and flat from 100k; pool ≥ 1.6x inline',
   );
