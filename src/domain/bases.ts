@@ -13,7 +13,7 @@
  * the reduced annual amounts are rounded (rules.md §3).
  */
 
-import { type Dec, ZERO, dec, maxDec, minDec } from './decimal.ts';
+import { type Dec, ZERO, dec, isPositive, maxDec, minDec } from './decimal.ts';
 import { type StatutoryLimitRow, lookupStatutoryLimit } from './limits.ts';
 import type { CalculationInput } from './types.ts';
 import * as W from './warnings.ts';
@@ -96,7 +96,7 @@ export function startingAmounts(input: CalculationInput): StartingAmounts {
     }
   } else {
     sub = ZERO;
-    if (requestedSub.gt(ZERO)) warnings.push(W.subsidizedIgnoredForGraduate(requestedSub, input.degree_level));
+    if (isPositive(requestedSub)) warnings.push(W.subsidizedIgnoredForGraduate(requestedSub, input.degree_level));
   }
 
   // 2. unsubsidized: the rest of the combined limit

@@ -12,7 +12,7 @@
  */
 
 import { startingAmounts } from './bases.ts';
-import { type Dec, HUNDRED, ZERO, sumDec } from './decimal.ts';
+import { type Dec, HUNDRED, isBelowZero, isPositive, sumDec } from './decimal.ts';
 import { toDisbursementOption, toJsonNumber } from './output.ts';
 import { annualFullTimeCredits } from './percentage.ts';
 import {
@@ -120,9 +120,9 @@ export function calculate(input: CalculationInput): CalculationResult {
   }
   for (let l = 0; l < 3; l++) {
     const remaining = revision.remaining[l]!;
-    if (remaining.lt(ZERO)) {
+    if (isBelowZero(remaining)) {
       warnings.push(W.overDisbursement(LOAN_TYPES[l]!, payments.paid[l]!, revision.annual[l]!));
-    } else if (remaining.gt(ZERO) && revision.openEligible.length === 0) {
+    } else if (isPositive(remaining) && revision.openEligible.length === 0) {
       warnings.push(W.unscheduledAmount(LOAN_TYPES[l]!, remaining, revision.annual[l]!));
     }
   }

@@ -49,6 +49,16 @@ export function dec(value: string): Dec {
   return parsed;
 }
 
+/** x > 0, read from the sign (decimal.js comparisons copy their argument; this allocates nothing). */
+export function isPositive(x: Dec): boolean {
+  return !x.isZero() && !x.isNegative();
+}
+
+/** x < 0, read from the sign (-0 is not negative). */
+export function isBelowZero(x: Dec): boolean {
+  return !x.isZero() && x.isNegative();
+}
+
 /** The smaller of two decimals (the first on a tie). */
 export function minDec(a: Dec, b: Dec): Dec {
   return b.lt(a) ? b : a;

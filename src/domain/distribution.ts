@@ -10,7 +10,7 @@
  * no closed term that is the whole annual amount.
  */
 
-import { type Dec, HUNDRED, ONE, ZERO, decInt } from './decimal.ts';
+import { type Dec, HUNDRED, ONE, ZERO, decInt, isPositive } from './decimal.ts';
 import { percentHalfUp } from './rounding.ts';
 import { splitByWeights, splitEqual } from './split.ts';
 
@@ -32,7 +32,7 @@ export function spreadRemaining(
   const amounts = new Array<Dec>(n);
   for (let i = 0; i < n; i++) amounts[i] = closed[i] ? priors[i]! : ZERO;
   const k = openEligible.length;
-  if (k === 0 || !remaining.gt(ZERO)) return amounts;
+  if (k === 0 || !isPositive(remaining)) return amounts;
   const parts =
     weights === null
       ? splitEqual(remaining, k)

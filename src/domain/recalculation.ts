@@ -12,7 +12,7 @@
  *   payments); adjustment_X = equal_X(revision) − equal_X(baseline) on each open term.
  */
 
-import { type Dec, ZERO, dec } from './decimal.ts';
+import { type Dec, ZERO, dec, isPositive } from './decimal.ts';
 import { type OptionWeights, disbursementPercents, showBothOptions, spreadRemaining } from './distribution.ts';
 import { annualBasicEligibility, reducedAnnualPercent } from './percentage.ts';
 import { roundDollars } from './rounding.ts';
@@ -60,7 +60,7 @@ export function readTerm(term: TermInput, index: number): TermFacts {
     actual,
     credits: actual ?? enrolled,
     priors,
-    closed: priors[0].gt(ZERO) || priors[1].gt(ZERO) || priors[2].gt(ZERO),
+    closed: isPositive(priors[0]) || isPositive(priors[1]) || isPositive(priors[2]),
     changed: actual !== null && !actual.eq(enrolled),
   };
 }

@@ -10,7 +10,7 @@
  * numerators `amount × w − floor × Σw`, which share the denominator Σw.
  */
 
-import { type Dec, ONE, ZERO, decInt } from './decimal.ts';
+import { type Dec, ONE, ZERO, decInt, sumDec } from './decimal.ts';
 
 function assertSplittable(amount: Dec): void {
   if (!amount.isInteger() || amount.isNegative()) {
@@ -34,6 +34,12 @@ export function splitEqual(amount: Dec, count: number): Dec[] {
   return parts;
 }
 
+function allEqual(values: readonly Dec[]): boolean {
+  const first = values[0]!;
+  for (let i = 1; i < values.length; i++) if (!values[i]!.eq(first)) return false;
+  return true;
+}
+
 /**
  * Splits `amount` by `weights` (each ≥ 0, at least one > 0) with the largest-remainder method.
  */
@@ -41,13 +47,15 @@ export function splitByWeights(amount: Dec, weights: readonly Dec[]): Dec[] {
   assertSplittable(amount);
   const n = weights.length;
   if (n === 0) throw new Error('splitByWeights: no weights');
-  let total = ZERO;
   for (const w of weights) {
     if (w.isNegative()) throw new Error(`splitByWeights: negative weight ${w.toFixed()}`);
-    total = total.plus(w);
   }
+  const total = sumDec(weights);
   if (total.isZero()) throw new Error('splitByWeights: the weights sum to 0');
   if (amount.isZero()) return new Array<Dec>(n).fill(ZERO);
+  // Equal weights: every exact share is amount ÷ n with the same remainder, so ties put the odd dollars on
+  // the earlier parts, which is exactly splitEqual.
+  if (allEqual(weights)) return splitEqual(amount, n);
 
   const parts = new Array<Dec>(n);
   const remainders = new Array<Dec>(n);
