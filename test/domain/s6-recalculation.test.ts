@@ -217,4 +217,17 @@ describe('§6 adjustment_source_index', () => {
       [0, null],
     ]);
   });
+
+  it('a change that keeps the percentage but drops a term below half time still moves the money', () => {
+    // Revision 5.9 + 12 = 17.9/24 → 75% → 2,625, all to Spring (Fall 5.9 of 12 is below half time).
+    // Baseline 6 + 12 = 18/24 = 75% → 2,625 = 1,313 + 1,312. Adjustments −1,313 and +1,313, both from term 0.
+    const r = subOnly([term('Fall', 12, 6, { actual_final_credits: '5.9' }), term('Spring', 12, 12)]);
+    expect(r.reduced_annual_pct).toBe(75);
+    expect(subs(r)).toEqual([0, 2625]);
+    expect(r.terms.map((t) => [t.adjustment_sub, t.adjustment_source_index])).toEqual([
+      [-1313, 0],
+      [1313, 0],
+    ]);
+    expect(r.terms[1]!.adjustment_explanation).toMatch(/the academic-year percentage stayed at 75%/);
+  });
 });
