@@ -64,6 +64,16 @@ function equalSharePercent(count: number): Dec {
   return pct;
 }
 
+function eligibleWeightsEqual(eligible: readonly boolean[], weights: readonly Dec[]): boolean {
+  let first: Dec | null = null;
+  for (let i = 0; i < eligible.length; i++) {
+    if (!eligible[i]) continue;
+    if (first === null) first = weights[i]!;
+    else if (!weights[i]!.eq(first)) return false;
+  }
+  return true;
+}
+
 /**
  * disbursement_pct of each term: round_half_up(100 × w(t) ÷ Σ w) over all eligible terms (closed included),
  * with the credit weights when both options are shown, otherwise equal weights; 0 for an ineligible term.
@@ -72,19 +82,17 @@ function equalSharePercent(count: number): Dec {
 export function disbursementPercents(eligible: readonly boolean[], weights: OptionWeights): Dec[] {
   const n = eligible.length;
   let count = 0;
-  let total = ZERO;
-  for (let i = 0; i < n; i++) {
-    if (!eligible[i]) continue;
-    count++;
-    if (weights !== null) total = total.plus(weights[i]!);
-  }
+  for (let i = 0; i < n; i++) if (eligible[i]) count++;
   const result = new Array<Dec>(n).fill(ZERO);
   if (count === 0) return result;
-  if (weights === null) {
+  // Equal weights on every eligible term give 100 × w ÷ (count × w) = 100 ÷ count: the equal shares.
+  if (weights === null || eligibleWeightsEqual(eligible, weights)) {
     const equalShare = equalSharePercent(count);
     for (let i = 0; i < n; i++) if (eligible[i]) result[i] = equalShare;
     return result;
   }
+  let total = ZERO;
+  for (let i = 0; i < n; i++) if (eligible[i]) total = total.plus(weights[i]!);
   for (let i = 0; i < n; i++) if (eligible[i]) result[i] = percentHalfUp(weights[i]!, total);
   return result;
 }
