@@ -7,7 +7,7 @@
  * loopback only. Besides throughput, the servers report their own CPU time per request, a figure that does not
  * depend on how fast the load generator is.
  *
- *   app       the real service: createApp() with the production middleware (request ids, pino-http request log
+ *   app       the real service: createApp() with the production middleware (request ids, request log
  *             lines written to /dev/null, JSON reading and validation, calculate(), the envelope)
  *   baseline  node:http that reads the same body, JSON.parses it and answers a fixed JSON of the same size
  *

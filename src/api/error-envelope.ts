@@ -70,8 +70,8 @@ export function toEnvelope(err: AppError): WireEnvelope {
 export function sendError(res: Response, err: unknown): void {
   const appError = toAppError(err);
   if (appError.status >= 500) {
-    // Read by pino-http: the request log line carries the cause (stack included); the wire never does.
-    res.err = appError.cause instanceof Error ? appError.cause : appError;
+    // Read by the request log (http-log.ts): the log line carries the cause (stack included); the wire never does.
+    (res as Response & { err?: unknown }).err = appError.cause instanceof Error ? appError.cause : appError;
   }
   if (res.headersSent) {
     res.destroy();

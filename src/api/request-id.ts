@@ -21,7 +21,7 @@ export function sanitiseRequestId(raw: string | string[] | undefined): string | 
   return cleaned.length > 0 ? cleaned : null;
 }
 
-/** Chooses the request's id and sets the response header. Used as pino-http's genReqId. */
+/** Chooses the request's id and sets the response header. Used by the request log middleware (http-log.ts). */
 export function assignRequestId(req: IncomingMessage, res: ServerResponse): string {
   const id = sanitiseRequestId(req.headers['x-request-id']) ?? randomUUID();
   res.setHeader(REQUEST_ID_HEADER, id);
