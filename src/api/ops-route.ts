@@ -1,15 +1,12 @@
 /**
  * Operations endpoints (not part of the v1 interface):
  *   GET /metrics        Prometheus text format (prom-client registry of src/metrics.ts)
- *   /admin/queues       bull-board UI over the chunk queue, only when REDIS_URL is set; when ADMIN_TOKEN is set
- *                       it requires `Authorization: Bearer <token>` or HTTP Basic with the token as password
- *                       (any user name), so a browser can open it.
+ *   /admin/queues       bull-board UI over the chunk queue, only when REDIS_URL is set (src/api/admin-queues.ts,
+ *                       loaded only then: bull-board pulls in bullmq and ioredis); when ADMIN_TOKEN is set it
+ *                       requires `Authorization: Bearer <token>` or HTTP Basic with the token as password (any
+ *                       user name), so a browser can open it.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { ExpressAdapter } from '@bull-board/express';
-import type { Queue } from 'bullmq';
 import { Router } from 'express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { AppError } from '../errors.ts';
@@ -59,8 +56,8 @@ export function adminAuth(token: string | undefined): RequestHandler {
 }
 
 export interface OpsOptions {
-  /** The chunk queue for bull-board; without it /admin/queues is not mounted (no Redis). */
-  queue?: Queue;
+  /** bull-board over the chunk queue (adminQueuesHandler); without it /admin/queues is not mounted (no Redis). */
+  adminQueues?: RequestHandler;
   adminToken?: string;
 }
 
@@ -79,15 +76,8 @@ export function opsRouter(options: OpsOptions = {}): Router {
   });
   router.all(METRICS_PATH, methodNotAllowed('GET'));
 
-  if (options.queue) {
-    const serverAdapter = new ExpressAdapter();
-    serverAdapter.setBasePath(ADMIN_QUEUES_PATH);
-    createBullBoard({
-      queues: [new BullMQAdapter(options.queue, { readOnlyMode: false })],
-      serverAdapter,
-      options: { uiConfig: { boardTitle: 'sor chunk queue' } },
-    });
-    router.use(ADMIN_QUEUES_PATH, adminAuth(options.adminToken), serverAdapter.getRouter() as RequestHandler);
+  if (options.adminQueues) {
+    router.use(ADMIN_QUEUES_PATH, adminAuth(options.adminToken), options.adminQueues);
   }
   return router;
 }

@@ -131,7 +131,10 @@ export async function createQueueParts(
 
   const routers = [
     jobsRouter(jobs, { maxBytes: config.BULK_MAX_BYTES }),
-    opsRouter({ queue: queue?.queue, adminToken: config.ADMIN_TOKEN }),
+    opsRouter({
+      adminQueues: queue ? (await import('../api/admin-queues.ts')).adminQueuesHandler(queue.queue) : undefined,
+      adminToken: config.ADMIN_TOKEN,
+    }),
   ];
   const openApiPaths = jobsOpenApiPaths({
     ttlSeconds: config.JOB_TTL_SECONDS,

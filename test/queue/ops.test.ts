@@ -9,6 +9,7 @@ import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorMiddleware } from '../../src/api/error-envelope.ts';
 import { adminAuth, opsRouter } from '../../src/api/ops-route.ts';
+import { adminQueuesHandler } from '../../src/api/admin-queues.ts';
 import { httpMetricsMiddleware } from '../../src/metrics.ts';
 import { instrumentRunner } from '../../src/queue/runtime-parts.ts';
 import { QUEUE_NAME } from '../../src/queue/settings.ts';
@@ -74,13 +75,13 @@ describe('ops endpoints', () => {
   });
 
   it('/admin/queues is open without ADMIN_TOKEN and closed with it', async () => {
-    const open = await serve(opsRouter({ queue }));
+    const open = await serve(opsRouter({ adminQueues: adminQueuesHandler(queue) }));
     try {
       expect((await fetch(`${open.base}/admin/queues`)).status).toBe(200);
     } finally {
       await open.close();
     }
-    const closed = await serve(opsRouter({ queue, adminToken: 't0ken' }));
+    const closed = await serve(opsRouter({ adminQueues: adminQueuesHandler(queue), adminToken: 't0ken' }));
     try {
       const denied = await fetch(`${closed.base}/admin/queues`);
       expect(denied.status).toBe(401);
