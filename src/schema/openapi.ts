@@ -128,6 +128,21 @@ const readingsTable = [
   ...READINGS.map((r) => `| ${r.question} | ${r.other} | ${r.choice} |`),
 ].join('\n');
 
+/** Choices where the rules are silent, as implemented by src/domain (the README lists the same). */
+const SMALLER_CHOICES = [
+  "A below-half-time term's warning appears both in the term's `warning` and in `warnings`; so does the " +
+    'final-term over-disbursement sentence (on the last term).',
+  'The "legacy borrowers are still reduced" warning appears only when reduced_annual_pct is below 100.',
+  'plus_denied for a graduate or professional student is warned for legacy and non-legacy students alike.',
+  'The cost-of-attendance cap binds (and warns) only when it actually lowers an amount; deriving legacy Grad PLUS ' +
+    'from the cost of attendance is not a binding cap.',
+  'Cents in starting amounts are kept exactly; only the reduced annual amounts are rounded to whole dollars.',
+  'At 100% the reason given for not offering the proportional option is "no reduction", even when fewer than two ' +
+    'terms are eligible.',
+  'An adjustment_explanation names every changed term in term order, the annual amounts that changed and the ' +
+    "term's non-zero dollar effects.",
+];
+
 export const ROUNDING_RULES = [
   'All arithmetic is exact decimal; no binary floating point, including when parsing: `10.5` and `"10.5"` give ' +
     'byte-identical answers.',
@@ -221,6 +236,9 @@ function calculateDescription(maxBodyBytes: number): string {
     '',
     '### Readings chosen where the sources disagree',
     readingsTable,
+    '',
+    '### Smaller choices where the rules are silent',
+    SMALLER_CHOICES.map((c) => `- ${c}`).join('\n'),
     '',
     '### Input rules',
     inputRules(maxBodyBytes),
