@@ -1,9 +1,17 @@
-/** Shared helpers of the queue tests: configs, a silent logger and a transparent local runner. */
+/**
+ * Shared helpers of the queue tests: configs, a silent logger, a transparent local runner, the bulk pipeline's
+ * output as text, and clean-up of a test prefix.
+ */
+import { Readable, Writable } from 'node:stream';
+import { Queue } from 'bullmq';
 import pino from 'pino';
 import type { Logger } from 'pino';
+import { type BulkFormat, type RunBulkOptions, runBulk } from '../../src/bulk/pipeline.ts';
 import type { ChunkOutput, ChunkRunner, ChunkTask } from '../../src/bulk/runner.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Config } from '../../src/config.ts';
+import { QUEUE_NAME } from '../../src/queue/settings.ts';
+import { deleteKeys } from '../support/redis.ts';
 
 export const silentLogger: Logger = pino({ level: 'silent' });
 
@@ -36,4 +44,38 @@ export function expectedReversed(payload: string): string {
     .split('\n')
     .map((l) => [...l].reverse().join('') + '\n')
     .join('');
+}
+
+/** Runs the bulk pipeline over an in-memory file and returns its whole output as text. */
+export async function bulkOutputText(options: {
+  body: string;
+  format: BulkFormat;
+  runner: RunBulkOptions['runner'];
+  config: Config;
+  onProgress?: RunBulkOptions['onProgress'];
+}): Promise<string> {
+  const parts: Buffer[] = [];
+  await runBulk({
+    input: Readable.from([Buffer.from(options.body)]),
+    output: new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        parts.push(chunk);
+        callback();
+      },
+    }),
+    format: options.format,
+    runner: options.runner,
+    config: options.config,
+    onProgress: options.onProgress,
+  });
+  return Buffer.concat(parts).toString('utf8');
+}
+
+/** Deletes everything a test run left under its BullMQ prefix (its queue, then any other key of the prefix). */
+export async function removePrefix(url: string, prefix: string): Promise<void> {
+  const q = new Queue(QUEUE_NAME, { connection: { url, maxRetriesPerRequest: 1, retryStrategy: () => null }, prefix });
+  q.on('error', () => undefined);
+  await q.obliterate({ force: true }).catch(() => undefined);
+  await q.close().catch(() => undefined);
+  await deleteKeys(url, prefix);
 }

@@ -8,7 +8,6 @@ import type { Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import express from 'express';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,7 +29,7 @@ import { RedisJobStore } from '../../src/queue/redis-job-store.ts';
 import { deleteKeys, findRedis, uniquePrefix } from '../support/redis.ts';
 import type { TestRedis } from '../support/redis.ts';
 import { makeCsv } from './csv-gen.ts';
-import { silentLogger, testConfig } from './helpers.ts';
+import { bulkOutputText, silentLogger, testConfig } from './helpers.ts';
 
 let redis: TestRedis;
 let redisClient: Redis;
@@ -56,21 +55,8 @@ function gatedRunner(inner: ChunkRunner) {
   return { runner, open };
 }
 
-async function pipelineOutput(config: Config, format: BulkFormat, body: string): Promise<string> {
-  const parts: Buffer[] = [];
-  await runBulk({
-    input: Readable.from([Buffer.from(body)]),
-    output: new Writable({
-      write(c: Buffer, _e, cb) {
-        parts.push(c);
-        cb();
-      },
-    }),
-    format,
-    runner: { small: createInlineRunner(), large: pool },
-    config,
-  });
-  return Buffer.concat(parts).toString('utf8');
+function pipelineOutput(config: Config, format: BulkFormat, body: string): Promise<string> {
+  return bulkOutputText({ body, format, runner: { small: createInlineRunner(), large: pool }, config });
 }
 
 interface Harness {

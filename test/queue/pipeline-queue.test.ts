@@ -4,10 +4,8 @@
  * mid-file, when Redis is unreachable at the start, and when Redis dies mid-file (the test owns that Redis).
  */
 import { hostname } from 'node:os';
-import { Readable, Writable } from 'node:stream';
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runBulk } from '../../src/bulk/pipeline.ts';
 import type { BulkFormat } from '../../src/bulk/pipeline.ts';
 import type { ChunkOutput, ChunkRunner, ChunkTask } from '../../src/bulk/runner.ts';
 import { createPoolRunner } from '../../src/bulk/runners/pool.ts';
@@ -16,10 +14,10 @@ import type { Config } from '../../src/config.ts';
 import { createQueueRunner } from '../../src/queue/queue-runner.ts';
 import { QUEUE_NAME } from '../../src/queue/settings.ts';
 import { killAll, startWorker } from '../support/processes.ts';
-import { deleteKeys, findRedis, freePort, ownRedis, startRedisBinary, uniquePrefix } from '../support/redis.ts';
+import { findRedis, freePort, ownRedis, startRedisBinary, uniquePrefix } from '../support/redis.ts';
 import type { TestRedis } from '../support/redis.ts';
 import { makeCsv } from './csv-gen.ts';
-import { silentLogger, testConfig } from './helpers.ts';
+import { bulkOutputText, removePrefix, silentLogger, testConfig } from './helpers.ts';
 
 let redis: TestRedis;
 let pool: PoolRunner;
@@ -42,29 +40,14 @@ function countingFallback(inner: ChunkRunner): ChunkRunner & { calls: number } {
   return wrapped;
 }
 
-async function collect(
+function collect(
   runner: ChunkRunner,
   config: Config,
   format: BulkFormat,
   onProgress?: (chunks: number) => void,
   text: string = csv,
 ): Promise<string> {
-  const parts: Buffer[] = [];
-  const output = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      parts.push(chunk);
-      cb();
-    },
-  });
-  await runBulk({
-    input: Readable.from([Buffer.from(text)]),
-    output,
-    format,
-    runner,
-    config,
-    onProgress: (p) => onProgress?.(p.chunks),
-  });
-  return Buffer.concat(parts).toString('utf8');
+  return bulkOutputText({ body: text, format, runner, config, onProgress: (p) => onProgress?.(p.chunks) });
 }
 
 function env(prefix: string, url: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -92,16 +75,7 @@ afterEach(async () => {
 afterAll(async () => {
   await killAll();
   await pool?.close();
-  for (const { url, prefix } of prefixes) {
-    const q = new Queue(QUEUE_NAME, {
-      connection: { url, maxRetriesPerRequest: 1, retryStrategy: () => null },
-      prefix,
-    });
-    q.on('error', () => undefined);
-    await q.obliterate({ force: true }).catch(() => undefined);
-    await q.close().catch(() => undefined);
-    await deleteKeys(url, prefix);
-  }
+  for (const { url, prefix } of prefixes) await removePrefix(url, prefix);
   await redis?.stop();
 });
 

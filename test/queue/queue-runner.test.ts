@@ -3,17 +3,16 @@
  * BullMQ jobs and come back intact, a refused or failed chunk falls back to the local pool (or errors under
  * BULK_QUEUE_FALLBACK=fail), and an unreachable Redis never loses a chunk.
  */
-import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outcomeText } from '../../src/bulk/pipeline.ts';
 import { startChunkWorker } from '../../src/queue/chunk-worker.ts';
 import type { ChunkWorker } from '../../src/queue/chunk-worker.ts';
 import { createQueueRunner } from '../../src/queue/queue-runner.ts';
 import type { QueueRunner } from '../../src/queue/queue-runner.ts';
-import { MAX_PAYLOAD_BYTES, QUEUE_NAME } from '../../src/queue/settings.ts';
-import { deleteKeys, findRedis, freePort, uniquePrefix } from '../support/redis.ts';
+import { MAX_PAYLOAD_BYTES } from '../../src/queue/settings.ts';
+import { findRedis, freePort, uniquePrefix } from '../support/redis.ts';
 import type { TestRedis } from '../support/redis.ts';
-import { expectedReversed, reversingRunner, silentLogger, testConfig } from './helpers.ts';
+import { expectedReversed, removePrefix, reversingRunner, silentLogger, testConfig } from './helpers.ts';
 
 let redis: TestRedis;
 const prefixes: string[] = [];
@@ -23,12 +22,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const p of prefixes) {
-    const q = new Queue(QUEUE_NAME, { connection: { url: redis.url }, prefix: p });
-    await q.obliterate({ force: true }).catch(() => undefined);
-    await q.close();
-    await deleteKeys(redis.url, p);
-  }
+  for (const p of prefixes) await removePrefix(redis.url, p);
   await redis.stop();
 });
 

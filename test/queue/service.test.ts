@@ -23,10 +23,10 @@ import { QUEUE_NAME } from '../../src/queue/settings.ts';
 import { createRuntime } from '../../src/runtime.ts';
 import type { Runtime } from '../../src/runtime.ts';
 import { killAll, spawnNode, startWorker } from '../support/processes.ts';
-import { deleteKeys, findRedis, ownRedis, uniquePrefix } from '../support/redis.ts';
+import { findRedis, ownRedis, uniquePrefix } from '../support/redis.ts';
 import type { TestRedis } from '../support/redis.ts';
 import { makeCsv } from './csv-gen.ts';
-import { silentLogger, testConfig } from './helpers.ts';
+import { bulkOutputText, removePrefix, silentLogger, testConfig } from './helpers.ts';
 
 let redis: TestRedis;
 let pool: PoolRunner;
@@ -39,21 +39,13 @@ function newPrefix(name: string): string {
   return p;
 }
 
-async function embedded(format: 'csv' | 'ndjson'): Promise<string> {
-  const parts: Buffer[] = [];
-  await runBulk({
-    input: Readable.from([Buffer.from(csv)]),
-    output: new Writable({
-      write(c: Buffer, _e, cb) {
-        parts.push(c);
-        cb();
-      },
-    }),
+function embedded(format: 'csv' | 'ndjson'): Promise<string> {
+  return bulkOutputText({
+    body: csv,
     format,
     runner: { small: createInlineRunner(), large: pool },
     config: testConfig({ BULK_CHUNK_STUDENTS: '200' }),
   });
-  return Buffer.concat(parts).toString('utf8');
 }
 
 beforeAll(async () => {
@@ -64,12 +56,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await killAll();
   await pool?.close();
-  for (const prefix of prefixes) {
-    const q = new Queue(QUEUE_NAME, { connection: { url: redis.url }, prefix });
-    await q.obliterate({ force: true }).catch(() => undefined);
-    await q.close();
-    await deleteKeys(redis.url, prefix);
-  }
+  for (const prefix of prefixes) await removePrefix(redis.url, prefix);
   await redis?.stop();
 });
 

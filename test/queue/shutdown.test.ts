@@ -4,19 +4,17 @@
  * Redis connections are released and the process exits 0.
  */
 import { Readable, Writable } from 'node:stream';
-import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBulk } from '../../src/bulk/pipeline.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import { createPoolRunner } from '../../src/bulk/runners/pool.ts';
 import { RedisJobStore } from '../../src/queue/redis-job-store.ts';
-import { QUEUE_NAME } from '../../src/queue/settings.ts';
 import { killAll, spawnNode, startWorker } from '../support/processes.ts';
-import { deleteKeys, findRedis, freePort, uniquePrefix } from '../support/redis.ts';
+import { findRedis, freePort, uniquePrefix } from '../support/redis.ts';
 import type { TestRedis } from '../support/redis.ts';
 import { makeCsv } from './csv-gen.ts';
-import { testConfig } from './helpers.ts';
+import { removePrefix, testConfig } from './helpers.ts';
 
 let redis: TestRedis;
 const prefix = uniquePrefix('shutdown');
@@ -51,10 +49,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await killAll();
-  const q = new Queue(QUEUE_NAME, { connection: { url: redis.url }, prefix });
-  await q.obliterate({ force: true }).catch(() => undefined);
-  await q.close();
-  await deleteKeys(redis.url, prefix);
+  await removePrefix(redis.url, prefix);
   await redis?.stop();
 });
 
