@@ -1,12 +1,12 @@
 /**
  * Micro-benchmark of calculate() (not a test: prints numbers, asserts nothing).
- *   cd /work/main && node test/domain/bench-calculate.ts
+ *   npm run bench:calculate
  * Reports µs per call for typical students and the ratio to the simplest one.
  */
 
-import { calculate } from '../../src/domain/calculate.ts';
-import type { CalculationInput } from '../../src/domain/types.ts';
-import { student, term, toInput } from './support/input.ts';
+import { calculate } from '../src/domain/calculate.ts';
+import type { CalculationInput } from '../src/domain/types.ts';
+import { student, term, toInput } from '../test/domain/support/input.ts';
 
 const base = { academic_year_terms: 2, total_limit: 5500 } as const;
 const scenarios: [string, () => CalculationInput][] = [];
