@@ -12,6 +12,10 @@ import { loadConfig } from '../../src/config.ts';
 import { QUEUE_NAME } from '../../src/queue/settings.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** `npm start`'s command, e.g. ['node', '--max-semi-space-size=4', 'dist/src/server.js']. */
+const START_COMMAND = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
+).scripts.start.split(' ');
 
 type Obj = Record<string, unknown>;
 type Manifest = Obj & { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> } };
@@ -82,7 +86,8 @@ describe('k8s manifests', () => {
     const [api] = containers(deployment('sor-api'));
     const [worker] = containers(deployment('sor-worker'));
     expect(api?.image).toBe(worker?.image);
-    expect(api?.command).toEqual(['node', 'dist/src/server.js']);
+    // The API runs exactly as `npm start` runs it (same node flags).
+    expect(api?.command).toEqual(START_COMMAND);
     expect(worker?.command).toEqual(['node', 'dist/workers/queue.worker.js']);
     expect(existsSync(join(ROOT, 'src/server.ts'))).toBe(true);
     expect(existsSync(join(ROOT, 'workers/queue.worker.ts'))).toBe(true);
@@ -209,7 +214,7 @@ describe('Dockerfile', () => {
     expect(text).toMatch(/node:24/);
     const final = stages[stages.length - 1] as string;
     expect(final).toMatch(/^USER node$/m);
-    expect(final).toMatch(/CMD \["node", "dist\/src\/server\.js"\]/);
+    expect(final).toContain(`CMD ${JSON.stringify(START_COMMAND).replaceAll('","', '", "')}`);
     expect(final).not.toMatch(/COPY .*\bsrc\b/);
     expect(final).toMatch(/--from=build .*\/app\/dist/);
     expect(stages[0]).toMatch(/tsc -p tsconfig\.build\.json/);
