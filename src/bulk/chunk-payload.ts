@@ -27,6 +27,11 @@ export interface PayloadStudent {
   c: string[][];
   e?: (string | null)[];
   x?: StudentError;
+  /**
+   * Set by decodePayload only (never read from the payload): the raw line each row was split from, for rows sent
+   * as raw lines (undefined for rows sent as cells). Lets the output echo a row without re-joining its cells.
+   */
+  r?: (string | undefined)[];
 }
 
 export interface ChunkPayload {
@@ -37,7 +42,7 @@ export interface ChunkPayload {
 }
 
 /** A student as the grouper builds it: rows without quotes stay raw lines. */
-export interface EncodedStudent extends Omit<PayloadStudent, 'c'> {
+export interface EncodedStudent extends Omit<PayloadStudent, 'c' | 'r'> {
   c: (string | string[])[];
 }
 
@@ -104,11 +109,18 @@ export function decodePayload(payload: string): ChunkPayload {
       throw new Error('malformed chunk payload');
     }
     const rows = st.c as unknown[];
+    const raws = new Array<string | undefined>(rows.length);
     for (let r = 0; r < rows.length; r++) {
       const row = rows[r];
-      if (typeof row === 'string') rows[r] = row.split(',');
-      else if (!isStringArray(row)) throw new Error('malformed chunk payload');
+      if (typeof row === 'string') {
+        raws[r] = row;
+        rows[r] = row.split(',');
+      } else if (!isStringArray(row)) {
+        throw new Error('malformed chunk payload');
+      }
     }
+    // Always replaced, so a payload cannot supply raw lines that differ from its cells.
+    st.r = raws;
   }
   return p as ChunkPayload;
 }

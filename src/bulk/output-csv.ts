@@ -50,18 +50,36 @@ function echo(cells: readonly string[], width: number): string {
   return out;
 }
 
+/**
+ * A line whose cells (its split on commas) contain no character that needs quoting (quote, CR, LF) and none that
+ * starts with a formula character (= + - @ TAB; CR is covered by the first test) echoes as itself:
+ * `textCell(cell)` is `cell` for every cell, and the cells joined by commas are the line. Raw lines never hold a
+ * quote or LF; the test does not rely on it.
+ */
+const RAW_NEEDS_CARE = /[\r\n"]|(?:^|,)[=+\-@\t]/;
+
+/**
+ * The echoed input cells of a row: `raw` (the line `cells` were split from, when the row came as a raw line)
+ * followed by a comma when that is the same text as echo(cells, width), else echo(cells, width).
+ */
+function echoRow(cells: readonly string[], width: number, raw: string | undefined): string {
+  if (raw !== undefined && cells.length === width && !RAW_NEEDS_CARE.test(raw)) return `${raw},`;
+  return echo(cells, width);
+}
+
 /** Empty result columns after row_status..error_message (23 of them). */
 const EMPTY_RESULTS = ','.repeat(RESULT_COLUMNS.length - 4);
 
-/** One error row: the input echoed, status `error`, the code, field(s) and message, result columns empty. */
+/** One error row (`raw` as for okRowLine): the input echoed, status `error`, the code, field(s) and message, result columns empty. */
 export function errorRowLine(
   cells: readonly string[],
   width: number,
   code: string,
   field: string,
   message: string,
+  raw?: string,
 ): string {
-  return `${echo(cells, width)}error,${code},${textCell(field)},${textCell(message)}${EMPTY_RESULTS}\n`;
+  return `${echoRow(cells, width, raw)}error,${code},${textCell(field)},${textCell(message)}${EMPTY_RESULTS}\n`;
 }
 
 function option(o: DisbursementOption | null): string {
@@ -77,10 +95,16 @@ export function studentResultCells(result: CalculationResult): string {
   );
 }
 
-/** One ok row: the input echoed, status `ok`, the student-level cells, then the term's results. */
-export function okRowLine(cells: readonly string[], width: number, studentCells: string, term: TermResult): string {
+/** One ok row (`raw`: the line `cells` were split from, if any): the input echoed, status `ok`, the student-level cells, then the term's results. */
+export function okRowLine(
+  cells: readonly string[],
+  width: number,
+  studentCells: string,
+  term: TermResult,
+  raw?: string,
+): string {
   return (
-    `${echo(cells, width)}ok,,,,${studentCells},${csvCell(term.enrollment_status)},` +
+    `${echoRow(cells, width, raw)}ok,,,,${studentCells},${csvCell(term.enrollment_status)},` +
     `${term.enrollment_intensity_pct},${term.disbursement_pct},${option(term.equal)},${option(term.proportional)},` +
     `${term.adjustment_sub},${term.adjustment_unsub},${term.adjustment_grad_plus},` +
     `${term.adjustment_source_index === null ? '' : term.adjustment_source_index},` +

@@ -169,7 +169,9 @@ function run(payload: ChunkPayload, failure: string | undefined, bytes: boolean,
     }
     if (verdict.ok) {
       const shared = studentResultCells(verdict.result);
-      for (let r = 0; r < n; r++) out.add(okRowLine(student.c[r]!, width, shared, verdict.result.terms[r]!));
+      for (let r = 0; r < n; r++) {
+        out.add(okRowLine(student.c[r]!, width, shared, verdict.result.terms[r]!, student.r?.[r]));
+      }
     } else {
       errorRows += n;
       const columns =
@@ -177,7 +179,9 @@ function run(payload: ChunkPayload, failure: string | undefined, bytes: boolean,
           ? rowErrorColumns(student, verdict.errors)
           : student.l.map(() => ({ field: '', message: failure }));
       for (let r = 0; r < n; r++) {
-        out.add(errorRowLine(student.c[r]!, width, verdict.code, columns[r]!.field, columns[r]!.message));
+        out.add(
+          errorRowLine(student.c[r]!, width, verdict.code, columns[r]!.field, columns[r]!.message, student.r?.[r]),
+        );
       }
     }
   }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { stringify } from 'csv-stringify/sync';
 import { parse } from 'csv-parse/sync';
-import { csvCell, isFormulaLike, outputHeaderLine, textCell } from '../../src/bulk/output-csv.ts';
+import { csvCell, errorRowLine, isFormulaLike, outputHeaderLine, textCell } from '../../src/bulk/output-csv.ts';
 import { RESULT_COLUMNS, readHeader } from '../../src/bulk/csv-layout.ts';
 import { HEADER } from './helpers.ts';
 
@@ -79,5 +79,25 @@ describe('outputHeaderLine', () => {
       'final_term_overdisbursement',
       'term_warning',
     ]);
+  });
+});
+
+describe('echo of a row sent as a raw line', () => {
+  // The raw line is what the cells were split from; echoing it must give the same bytes as echoing the cells.
+  const cell = fc.oneof(
+    fc.string({ unit: 'grapheme' }).filter((c) => !c.includes(',')),
+    fc.constantFrom('', '-90', '-x', '+5', '=1+2', '@a', '\tx', '\rx', 'a\rb', 'a"b', '"', 'a\nb', '2024-25', 'S1'),
+  );
+  it('is byte-identical to echoing the cells, for every width', () => {
+    fc.assert(
+      fc.property(fc.array(cell, { minLength: 1, maxLength: 8 }), fc.integer({ min: 1, max: 9 }), (cells, width) => {
+        const raw = cells.join(',');
+        expect(raw.split(',')).toEqual(cells);
+        expect(errorRowLine(cells, width, 'validation_error', 'f', 'm', raw)).toBe(
+          errorRowLine(cells, width, 'validation_error', 'f', 'm'),
+        );
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
