@@ -7,6 +7,7 @@
  * `expected` leaves out the free-text fields (warnings, warning, adjustment_explanation): their wording is the
  * implementation's.
  */
+import type { CalculationResult, TermResult } from '../domain/types.ts';
 import type { CalculationRequestInput } from './request.ts';
 
 export interface ExampleSource {
@@ -14,33 +15,11 @@ export interface ExampleSource {
   numbers: string;
 }
 
-export interface ExpectedTerm {
-  label: string;
-  enrollment_status: string;
-  enrollment_intensity_pct: number;
-  disbursement_pct: number;
-  adjustment_sub: number;
-  adjustment_unsub: number;
-  adjustment_grad_plus: number;
-  adjustment_source_index: number | null;
-  credits_enrolled: number;
-  full_time_credits: number;
-  equal: { subsidized: number; unsubsidized: number; grad_plus: number };
-  proportional: { subsidized: number; unsubsidized: number; grad_plus: number } | null;
-  final_term_overdisbursement: boolean;
-}
+/** A TermResult without its free-text fields (their wording is the implementation's). */
+export type ExpectedTerm = Omit<TermResult, 'warning' | 'adjustment_explanation'>;
 
-export interface ExpectedResult {
-  annual_ft_credits: number;
-  reduced_annual_pct: number;
-  annual_basic_eligibility_sub: number;
-  annual_basic_eligibility_unsub: number;
-  annual_basic_eligibility_grad_plus: number;
-  show_both_options: boolean;
-  terms: ExpectedTerm[];
-  total_equal: { subsidized: number; unsubsidized: number; grad_plus: number };
-  total_proportional: { subsidized: number; unsubsidized: number; grad_plus: number };
-}
+/** A CalculationResult without its free-text fields. */
+export type ExpectedResult = Omit<CalculationResult, 'warnings' | 'terms'> & { terms: ExpectedTerm[] };
 
 export interface WorkedExample {
   id: string;
