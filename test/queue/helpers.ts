@@ -2,15 +2,19 @@
  * Shared helpers of the queue tests: configs, a silent logger, a transparent local runner, the bulk pipeline's
  * output as text, and clean-up of a test prefix.
  */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable, Writable } from 'node:stream';
 import { Queue } from 'bullmq';
 import pino from 'pino';
 import type { Logger } from 'pino';
+import { createApp } from '../../src/api/app.ts';
 import { type BulkFormat, type RunBulkOptions, runBulk } from '../../src/bulk/pipeline.ts';
 import type { ChunkOutput, ChunkRunner, ChunkTask } from '../../src/bulk/runner.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Config } from '../../src/config.ts';
 import { QUEUE_NAME } from '../../src/queue/settings.ts';
+import { type Runtime, createRuntime } from '../../src/runtime.ts';
 import { deleteKeys } from '../support/redis.ts';
 
 export const silentLogger: Logger = pino({ level: 'silent' });
@@ -78,4 +82,30 @@ export async function removePrefix(url: string, prefix: string): Promise<void> {
   await q.obliterate({ force: true }).catch(() => undefined);
   await q.close().catch(() => undefined);
   await deleteKeys(url, prefix);
+}
+
+export interface RunningService {
+  base: string;
+  runtime: Runtime;
+  close(): Promise<void>;
+}
+
+/** The whole service as server.ts assembles it (runtime + app) on an ephemeral loopback port. */
+export async function startService(config: Config): Promise<RunningService> {
+  const runtime = await createRuntime(config, silentLogger);
+  const app = createApp(
+    { config, logger: silentLogger, runners: runtime.runners, readiness: runtime.readiness },
+    { routers: runtime.routers, openApiPaths: runtime.openApiPaths },
+  );
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    runtime,
+    async close() {
+      await new Promise((resolve) => server.close(resolve));
+      await runtime.close();
+    },
+  };
 }

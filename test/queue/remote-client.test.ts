@@ -2,25 +2,19 @@
  * `sor bulk --server URL`: the CLI submits the file to a running service's async job API, follows the progress
  * and writes the result: the same bytes and exit status as a local `sor bulk` of the same file.
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/api/app.ts';
 import { main } from '../../src/cli.ts';
-import { createRuntime } from '../../src/runtime.ts';
-import type { Runtime } from '../../src/runtime.ts';
 import { freePort } from '../support/redis.ts';
 import { makeCsv } from './csv-gen.ts';
-import { silentLogger, testConfig } from './helpers.ts';
+import { type RunningService, startService, testConfig } from './helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sor-remote-'));
 const input = join(dir, 'students.csv');
-let runtime: Runtime;
-let server: Server;
+let service: RunningService;
 let base: string;
 const cliEnv = { BULK_CHUNK_STUDENTS: '100', BULK_SYNC_MAX_ROWS: '50', BULK_THREADS: '2' };
 
@@ -37,21 +31,12 @@ function io() {
 beforeAll(async () => {
   writeFileSync(input, makeCsv(1500, 21));
   // The service without Redis: the same job API on the in-process store.
-  const config = testConfig(cliEnv);
-  runtime = await createRuntime(config, silentLogger);
-  const app = createApp(
-    { config, logger: silentLogger, runners: runtime.runners, readiness: runtime.readiness },
-    { routers: runtime.routers, openApiPaths: runtime.openApiPaths },
-  );
-  server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  service = await startService(testConfig(cliEnv));
+  base = service.base;
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
-  await runtime?.close();
+  await service?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

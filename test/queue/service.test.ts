@@ -4,14 +4,11 @@
  * are served, the OpenAPI document lists /v1/jobs. Plus the Redis discipline checks (eviction policy refused by
  * /readyz and by the worker) and the worker's graceful drain on SIGTERM.
  */
-import type { Server } from 'node:http';
 import { hostname } from 'node:os';
-import type { AddressInfo } from 'node:net';
 import { Readable, Writable } from 'node:stream';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/api/app.ts';
 import { outcomeText, runBulk } from '../../src/bulk/pipeline.ts';
 import type { ChunkOutput, ChunkRunner, ChunkTask } from '../../src/bulk/runner.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
@@ -20,13 +17,18 @@ import type { PoolRunner } from '../../src/bulk/runners/pool.ts';
 import { checkRedisServer } from '../../src/queue/connection.ts';
 import { createQueueRunner } from '../../src/queue/queue-runner.ts';
 import { QUEUE_NAME } from '../../src/queue/settings.ts';
-import { createRuntime } from '../../src/runtime.ts';
-import type { Runtime } from '../../src/runtime.ts';
 import { killAll, spawnNode, startWorker } from '../support/processes.ts';
 import { findRedis, ownRedis, uniquePrefix } from '../support/redis.ts';
 import type { TestRedis } from '../support/redis.ts';
 import { makeCsv } from './csv-gen.ts';
-import { bulkOutputText, removePrefix, silentLogger, testConfig } from './helpers.ts';
+import {
+  bulkOutputText,
+  removePrefix,
+  type RunningService,
+  silentLogger,
+  startService,
+  testConfig,
+} from './helpers.ts';
 
 let redis: TestRedis;
 let pool: PoolRunner;
@@ -61,8 +63,7 @@ afterAll(async () => {
 });
 
 describe('the service with Redis', () => {
-  let runtime: Runtime;
-  let server: Server;
+  let service: RunningService;
   let base: string;
   const prefix = newPrefix('svc');
   const env = { REDIS_URL: '', BULLMQ_PREFIX: prefix, BULK_CHUNK_STUDENTS: '200', BULK_SYNC_MAX_ROWS: '100' };
@@ -70,21 +71,12 @@ describe('the service with Redis', () => {
   beforeAll(async () => {
     env.REDIS_URL = redis.url;
     await startWorker(env);
-    const config = testConfig({ ...env, ADMIN_TOKEN: 'sekret', BULK_THREADS: '1' });
-    runtime = await createRuntime(config, silentLogger);
-    const app = createApp(
-      { config, logger: silentLogger, runners: runtime.runners, readiness: runtime.readiness },
-      { routers: runtime.routers, openApiPaths: runtime.openApiPaths },
-    );
-    server = await new Promise((resolve) => {
-      const s = app.listen(0, '127.0.0.1', () => resolve(s));
-    });
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    service = await startService(testConfig({ ...env, ADMIN_TOKEN: 'sekret', BULK_THREADS: '1' }));
+    base = service.base;
   });
 
   afterAll(async () => {
-    await new Promise((resolve) => server?.close(resolve));
-    await runtime?.close();
+    await service?.close();
   });
 
   it('runs a large bulk request through the queue with the embedded output', async () => {
