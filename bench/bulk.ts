@@ -32,23 +32,12 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify';
+import { mulberry32 } from '../test/support/prng.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const TMP = `${ROOT}.bench-tmp`;
 
 // ---------------------------------------------------------------- data
-
-/** mulberry32: a small seeded PRNG so every run benchmarks the same file. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const HEADER =
   'student_id,term_label,full_time_credits,credits_enrolled,actual_final_credits,prior_disbursement_sub,' +
@@ -91,7 +80,7 @@ async function generate(students: number): Promise<string> {
   const path = `${TMP}/bulk-${students}.csv`;
   if (existsSync(path)) return path;
   const out = createWriteStream(`${path}.tmp`);
-  const r = rng(20260701);
+  const r = mulberry32(20260701);
   out.write(`${HEADER}\n`);
   let buf = '';
   for (let i = 0; i < students; i++) {

@@ -3,21 +3,11 @@
  * varied enrollment, some students with invalid data (so error rows travel the queue too). The tests compare the
  * queue's output with the embedded pool's output for the same file byte for byte; no dollar is asserted here.
  */
+import { mulberry32 } from '../support/prng.ts';
+
 export const CSV_HEADER =
   'student_id,term_label,full_time_credits,credits_enrolled,dependency_status,degree_level,grade_level,' +
   'academic_year_terms,subsidized_amount,cost_of_attendance\n';
-
-/** Small, seedable PRNG (mulberry32): the same seed gives the same file on every machine. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TERMS = ['Fall', 'Spring', 'Summer'];
 const GRADES = ['first_year', 'second_year', 'third_year_and_beyond'];
@@ -47,7 +37,7 @@ function studentRows(i: number, rnd: () => number): string {
 
 /** The whole file as one string (for small files). */
 export function makeCsv(students: number, seed = 1): string {
-  const rnd = prng(seed);
+  const rnd = mulberry32(seed);
   let out = CSV_HEADER;
   for (let i = 0; i < students; i++) out += studentRows(i, rnd);
   return out;
@@ -55,7 +45,7 @@ export function makeCsv(students: number, seed = 1): string {
 
 /** The file as a stream of ~1 MiB pieces (for the 1M-student benchmark: never whole in memory). */
 export function* csvPieces(students: number, seed = 1): Generator<string> {
-  const rnd = prng(seed);
+  const rnd = mulberry32(seed);
   let buf = CSV_HEADER;
   for (let i = 0; i < students; i++) {
     buf += studentRows(i, rnd);
