@@ -11,6 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../errors.ts';
+import { parseJsonExact } from './json-exact.ts';
 
 const JSON_TYPE = /^application\/(?:json|[a-z0-9!#$&^_.+-]+\+json)$/;
 const UTF8_CHARSET = /^"?utf-?8"?$/i;
@@ -41,13 +42,48 @@ export function bodyTooLarge(limit: number): AppError {
 }
 
 /**
- * After a 413 the rest of the upload is read and discarded (so the client receives the answer instead of a
- * reset) and the connection is closed once the response is sent.
+ * How much of a refused body is still read and thrown away so that the client can read the answer. Clients that
+ * send the whole body before reading (Python urllib and requests, Java, .NET, PowerShell) see a broken pipe
+ * instead of the 413 when the connection closes under them; beyond this bound the connection is cut.
  */
-function discardRest(req: IncomingMessage, res: ServerResponse): void {
+export const REFUSED_BODY_DRAIN_BYTES = 64 * 1024 * 1024;
+
+/**
+ * After a 413 the rest of the upload is read and discarded, up to REFUSED_BODY_DRAIN_BYTES, so the client
+ * receives the answer instead of a reset; the connection closes once both the answer is sent and the body is read.
+ */
+export function discardRest(req: IncomingMessage, res: ServerResponse, bound = REFUSED_BODY_DRAIN_BYTES): void {
   res.setHeader('Connection', 'close');
   req.removeAllListeners('data');
   req.resume();
+  if (req.complete) return;
+  const socket = req.socket;
+  let drained = 0;
+  const onData = (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > bound) socket.destroy();
+  };
+  socket.on('data', onData);
+  // Node ends a `Connection: close` socket as soon as the answer is written, while the client may still be
+  // sending (it then sees a broken pipe, not the answer): the end waits until the body has been read.
+  const end = socket.end.bind(socket);
+  let bodyDone = false;
+  let endArgs: Parameters<typeof socket.end> | undefined;
+  const onBodyDone = () => {
+    if (bodyDone) return;
+    bodyDone = true;
+    socket.removeListener('data', onData);
+    socket.end = end;
+    if (endArgs !== undefined) end(...endArgs);
+  };
+  req.once('end', onBodyDone);
+  req.once('close', onBodyDone);
+  socket.once('close', onBodyDone);
+  socket.end = ((...args: Parameters<typeof socket.end>) => {
+    if (bodyDone) return end(...args);
+    endArgs = args;
+    return socket;
+  }) as typeof socket.end;
 }
 
 /** Reads the whole body, at most `limit` bytes. Rejects with an AppError (413) or the stream's error. */
@@ -115,7 +151,7 @@ export async function readJsonObject(
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonExact(text);
   } catch {
     // The parser's own message quotes the body: never echoed.
     throw new AppError('invalid_json', 400, 'The request body is not valid JSON.');
