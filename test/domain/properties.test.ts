@@ -27,6 +27,7 @@ const fullTime = fc.integer({ min: 10, max: 200 }).map((n) => scaled(n, 1)); // 
 const money = fc.integer({ min: 0, max: 10_000_000 }).map((n) => scaled(n, 2)); // $0–$100,000.00
 const smallMoney = fc.integer({ min: 0, max: 400_000 }).map((n) => scaled(n, 2)); // $0–$4,000.00
 const positiveMoney = fc.integer({ min: 1, max: 10_000_000 }).map((n) => scaled(n, 2));
+const academicYearCredits = fc.integer({ min: 10, max: 800 }).map((n) => scaled(n, 1)); // 1–80, 1 decimal
 const prior = fc.option(fc.oneof(fc.constant('0'), smallMoney, money), { nil: null, freq: 2 });
 
 const termArb: fc.Arbitrary<TermInput> = fc.record({
@@ -49,8 +50,10 @@ const inputArb: fc.Arbitrary<CalculationInput> = fc
     cost_of_attendance: fc.option(money, { nil: null }),
     is_legacy_borrower: fc.boolean(),
     plus_denied: fc.boolean(),
-    subsidized_amount: fc.oneof(money, smallMoney),
+    subsidized_amount: fc.option(fc.oneof(money, smallMoney), { nil: null, freq: 4 }),
     total_limit: fc.option(positiveMoney, { nil: null }),
+    final_period_of_program: fc.boolean(),
+    academic_year_credits: fc.option(academicYearCredits, { nil: null, freq: 3 }),
     terms: fc.array(termArb, { minLength: 1, maxLength: 4 }),
   })
   .map((r) => {
@@ -66,6 +69,10 @@ const inputArb: fc.Arbitrary<CalculationInput> = fc
       plus_denied: r.plus_denied,
       subsidized_amount: r.subsidized_amount,
       total_limit: r.total_limit,
+      final_period_of_program: r.final_period_of_program,
+      // Required (rules.md §8) for an undergraduate's final period: the schema would reject null there.
+      academic_year_credits:
+        r.academic_year_credits ?? (r.final_period_of_program && r.degree_level === 'undergraduate' ? '24' : null),
       terms: r.terms,
     };
   });
@@ -230,8 +237,9 @@ describe('properties of calculate()', () => {
         const variant: CalculationInput = {
           ...input,
           cost_of_attendance: pad(input.cost_of_attendance, zeros),
-          subsidized_amount: padded(input.subsidized_amount, zeros),
+          subsidized_amount: pad(input.subsidized_amount, zeros),
           total_limit: pad(input.total_limit, zeros),
+          academic_year_credits: pad(input.academic_year_credits, zeros),
           terms: input.terms.map((t) => ({
             label: t.label,
             full_time_credits: padded(t.full_time_credits, zeros),

@@ -1,7 +1,8 @@
 /**
  * rules.md §2: the statutory limit table (every row), the starting amounts and the caps in their order
- * (statutory subsidized max, then total_limit, then cost of attendance; Grad PLUS → unsubsidized → subsidized),
- * legacy Grad PLUS = max(0, COA − sub − unsub), and the warnings of each binding cap. Full-time students
+ * (statutory subsidized max, then total_limit, then cost of attendance on Sub + Unsub: unsubsidized →
+ * subsidized), legacy Grad PLUS sized after the reduction = max(0, COA − reduced sub − reduced unsub), capped by
+ * total_limit − sub − unsub and reduced once, and the warnings of each binding cap. Full-time students
  * (100%) show the starting amounts directly as annual amounts; the arithmetic is in the comments.
  */
 
@@ -184,8 +185,9 @@ describe('§2.2 starting amounts', () => {
     }
   });
 
-  it('total_limit squeezes Grad PLUS first: legacy COA 40,000, limit 30,000 → Grad PLUS 9,500', () => {
-    // Grad PLUS = 40,000 − 20,500 = 19,500; total 40,000 > 30,000: Grad PLUS loses 10,000 → 9,500.
+  it('total_limit caps the Grad PLUS base: legacy COA 40,000, limit 30,000 → Grad PLUS 9,500', () => {
+    // Sub + Unsub 20,500 fit under 30,000. Full time (100%): Grad PLUS gap = 40,000 − 20,500 = 19,500, capped
+    // at total_limit − sub − unsub = 30,000 − 20,500 = 9,500.
     const a = annual(
       student(fullTimeYear, {
         degree_level: 'graduate',
@@ -196,7 +198,9 @@ describe('§2.2 starting amounts', () => {
       }),
     );
     expect([a.sub, a.unsub, a.gradPlus]).toEqual([0, 20500, 9500]);
-    expect(a.warnings.join(' ')).toMatch(/total_limit.*\$30,000.*\$40,000.*\$9,500 Grad PLUS/);
+    expect(a.warnings.join(' ')).toMatch(
+      /total_limit.*\$30,000 leaves \$9,500 for Grad PLUS.*from \$19,500.*to \$9,500/,
+    );
   });
 
   it('binding cost of attendance for an undergraduate: COA 4,000 → 3,500 + 500; COA 3,000 → 3,000 + 0', () => {
@@ -264,14 +268,14 @@ describe('§2.2 starting amounts', () => {
       toInput(student(fullTimeYear, { dependency_status: 'independent', grade_level: 'second_year' })),
     );
     expect(s.limit.id).toBe('ug-ind-2');
-    expect([s.sub.toNumber(), s.unsub.toNumber(), s.gradPlus.toNumber()]).toEqual([3500, 7000, 0]);
+    expect([s.sub.toNumber(), s.unsub.toNumber(), s.gradPlus]).toEqual([3500, 7000, null]);
   });
 });
 
 describe('§2.2 reduction applies to each loan type separately', () => {
-  it('legacy graduate at 75%: unsub 20,500 → 15,375 and Grad PLUS 29,500 → 22,125, each split on its own', () => {
-    // Terms of 6 full-time credits, 6 + 3 enrolled: 9/12 = 75%.
-    // Grad PLUS base = 50,000 − 20,500 = 29,500 → 29,500 × 75% = 22,125.
+  it('legacy graduate at 75%: unsub 20,500 → 15,375 and Grad PLUS (50,000 − 15,375) → 25,969, each split on its own', () => {
+    // Terms of 6 full-time credits, 6 + 3 enrolled: 9/12 = 75%. Unsub 20,500 × 75% = 15,375.
+    // Grad PLUS after the reduction: base = 50,000 − 0 − 15,375 = 34,625 → 34,625 × 75% = 25,968.75 → 25,969.
     const r = calculate(
       toInput(
         student([term('Term 1', 6, 6), term('Term 2', 6, 3)], {
@@ -286,18 +290,19 @@ describe('§2.2 reduction applies to each loan type separately', () => {
     );
     expect(r.reduced_annual_pct).toBe(75);
     expect([r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([0, 15375]);
-    expect(r.annual_basic_eligibility_grad_plus).toBe(22125);
-    // Equal: 15,375/2 = 7,687.5 → 7,688 + 7,687; 22,125/2 → 11,063 + 11,062.
+    expect(r.annual_basic_eligibility_grad_plus).toBe(25969);
+    // Equal: 15,375/2 = 7,687.5 → 7,688 + 7,687; 25,969/2 = 12,984.5 → 12,985 + 12,984.
     expect(r.terms.map((t) => t.equal)).toEqual([
-      { subsidized: 0, unsubsidized: 7688, grad_plus: 11063 },
-      { subsidized: 0, unsubsidized: 7687, grad_plus: 11062 },
+      { subsidized: 0, unsubsidized: 7688, grad_plus: 12985 },
+      { subsidized: 0, unsubsidized: 7687, grad_plus: 12984 },
     ]);
-    // Proportional 6/9 and 3/9: 15,375 → 10,250 + 5,125; 22,125 → 14,750 + 7,375.
+    // Proportional 6/9 and 3/9: 15,375 → 10,250 + 5,125; 25,969 → 17,312.67 + 8,656.33: floors 17,312 + 8,656,
+    // the missing dollar to the larger remainder (.67) → 17,313 + 8,656.
     expect(r.terms.map((t) => t.proportional)).toEqual([
-      { subsidized: 0, unsubsidized: 10250, grad_plus: 14750 },
-      { subsidized: 0, unsubsidized: 5125, grad_plus: 7375 },
+      { subsidized: 0, unsubsidized: 10250, grad_plus: 17313 },
+      { subsidized: 0, unsubsidized: 5125, grad_plus: 8656 },
     ]);
-    expect(r.total_equal).toEqual({ subsidized: 0, unsubsidized: 15375, grad_plus: 22125 });
+    expect(r.total_equal).toEqual({ subsidized: 0, unsubsidized: 15375, grad_plus: 25969 });
     expect(r.warnings.join(' ')).toMatch(/does not exempt.*75%/);
   });
 });

@@ -83,10 +83,10 @@ describe('§7 each listed situation has a warning', () => {
       'The subsidized amount of $4,000 exceeds the statutory subsidized maximum of $3,500 for a first-year undergraduate, so the subsidized starting amount is capped at $3,500.',
     );
     expect(all(student(reduced, { total_limit: 4000 }))).toContain(
-      'The institutional program limit (total_limit, 34 CFR 685.203(m)(2)) of $4,000 is below the starting amounts of $5,500 ($3,500 subsidized, $2,000 unsubsidized and $0 Grad PLUS), so they were lowered (Grad PLUS first, then unsubsidized, then subsidized) to $3,500 subsidized, $500 unsubsidized and $0 Grad PLUS.',
+      'The institutional program limit (total_limit, 34 CFR 685.203(m)(2)) of $4,000 is below the starting amounts of $5,500 ($3,500 subsidized and $2,000 unsubsidized), so they were lowered (unsubsidized first, then subsidized) to $3,500 subsidized and $500 unsubsidized.',
     );
     expect(all(student(reduced, { cost_of_attendance: '4000.50' }))).toContain(
-      'The cost of attendance minus other aid (cost_of_attendance, 34 CFR 685.203(j)(1)) of $4,000.50 is below the starting amounts of $5,500 ($3,500 subsidized, $2,000 unsubsidized and $0 Grad PLUS), so they were lowered (Grad PLUS first, then unsubsidized, then subsidized) to $3,500 subsidized, $500.50 unsubsidized and $0 Grad PLUS.',
+      'The cost of attendance minus other aid (cost_of_attendance, 34 CFR 685.203(j)(1)) of $4,000.50 is below the starting amounts of $5,500 ($3,500 subsidized and $2,000 unsubsidized), so they were lowered (unsubsidized first, then subsidized) to $3,500 subsidized and $500.50 unsubsidized.',
     );
   });
 
