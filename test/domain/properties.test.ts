@@ -297,6 +297,101 @@ describe('properties of calculate()', () => {
   });
 });
 
+/** Whole dollars for cost_of_attendance and subsidized_amount (cents are dropped). */
+const wholeDollar = (value: string | null) => (value === null ? null : value.split('.')[0]!);
+
+/** rules.md §2.1 for undergraduates, written out here (not read from src/domain/limits.ts): [S_max, C_max]. */
+const UNDERGRADUATE_LIMITS = {
+  dependent: { first_year: [3500, 5500], second_year: [4500, 6500], third_year_and_beyond: [5500, 7500] },
+  independent: { first_year: [3500, 9500], second_year: [4500, 10500], third_year_and_beyond: [5500, 12500] },
+} as const;
+
+/** Undergraduates in the final period of the program, shorter than an academic year (rules.md §2.3 applies). */
+const finalPeriodArb: fc.Arbitrary<CalculationInput> = fc
+  .tuple(
+    inputArb,
+    fc.integer({ min: 1, max: 400 }),
+    fc.constantFrom('first_year', 'second_year', 'third_year_and_beyond'),
+  )
+  .map(([input, extraTenths, grade]) => {
+    const fullTime = input.terms.reduce((a, t) => a.plus(t.full_time_credits), new Dec(0));
+    return {
+      ...input,
+      degree_level: 'undergraduate',
+      grade_level: grade,
+      final_period_of_program: true,
+      academic_year_credits: fullTime.plus(new Dec(extraTenths).dividedBy(10)).toFixed(),
+    };
+  });
+
+describe('properties of the 2026-27.2 rules (Grad PLUS after the reduction, §2.3 final period)', () => {
+  it('Σ reduced annual amounts (sub + unsub + Grad PLUS) never exceed the cost of attendance', () => {
+    // Whole-dollar cost of attendance and subsidized_amount: with cents, rules.md §3 rounds a base of x.50 up,
+    // so a cents-only excess over a cents cost of attendance follows from the rules themselves.
+    fc.assert(
+      fc.property(fc.oneof(inputArb, finalPeriodArb), (generated) => {
+        const input: CalculationInput = {
+          ...generated,
+          cost_of_attendance: wholeDollar(generated.cost_of_attendance),
+          subsidized_amount: wholeDollar(generated.subsidized_amount),
+        };
+        fc.pre(input.cost_of_attendance !== null);
+        const r = calculate(input);
+        const sum =
+          r.annual_basic_eligibility_sub + r.annual_basic_eligibility_unsub + r.annual_basic_eligibility_grad_plus;
+        expect(sum).toBeLessThanOrEqual(Number(input.cost_of_attendance));
+      }),
+      RUNS,
+    );
+  });
+
+  it("a final-period student's amounts never exceed the prorated limits, and the reduction is not applied", () => {
+    fc.assert(
+      fc.property(finalPeriodArb, (input) => {
+        const r = calculate(input);
+        const dependency = input.dependency_status === 'independent' || input.plus_denied ? 'independent' : 'dependent';
+        const [sMax, cMax] = UNDERGRADUATE_LIMITS[dependency][input.grade_level!];
+        const credits = input.terms.reduce((a, t) => a.plus(t.actual_final_credits ?? t.credits_enrolled), new Dec(0));
+        const ayc = new Dec(input.academic_year_credits!);
+        const fraction = credits.gte(ayc) ? new Dec(1) : credits.dividedBy(ayc);
+        // The exact prorated limits (before whole-dollar rounding) plus at most half a dollar of rounding each.
+        const subLimit = fraction.times(sMax).plus(0.5);
+        const combinedLimit = fraction
+          .times(sMax)
+          .plus(fraction.times(cMax - sMax))
+          .plus(1);
+        expect(r.reduced_annual_pct).toBe(100);
+        expect(r.show_both_options).toBe(false);
+        expect(new Dec(r.annual_basic_eligibility_sub).lte(subLimit)).toBe(true);
+        expect(new Dec(r.annual_basic_eligibility_sub + r.annual_basic_eligibility_unsub).lte(combinedLimit)).toBe(
+          true,
+        );
+        expect(r.annual_basic_eligibility_grad_plus).toBe(0);
+        // What is newly scheduled on open terms never exceeds the annual amounts either.
+        for (const l of ['subsidized', 'unsubsidized'] as const) {
+          const open = r.terms.reduce((a, t, i) => (isClosed(input.terms[i]!) ? a : a + t.equal[l]), 0);
+          expect(open).toBeLessThanOrEqual(r[ANNUAL[l]]);
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it('the §2.3 case is idempotent under a re-run with actual_final_credits equal to credits_enrolled', () => {
+    fc.assert(
+      fc.property(finalPeriodArb, (generated) => {
+        const input = withoutFinalCredits(generated);
+        const rerun: CalculationInput = {
+          ...input,
+          terms: input.terms.map((t) => ({ ...t, actual_final_credits: t.credits_enrolled })),
+        };
+        expect(calculate(rerun)).toEqual(calculate(input));
+      }),
+      RUNS,
+    );
+  });
+});
+
 describe('properties of the JSON conversion', () => {
   it('turns every integer produced by decimal arithmetic into the same JSON number', () => {
     fc.assert(

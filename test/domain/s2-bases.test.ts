@@ -306,3 +306,124 @@ describe('§2.2 reduction applies to each loan type separately', () => {
     expect(r.warnings.join(' ')).toMatch(/does not exempt.*75%/);
   });
 });
+
+describe('§2.3 final period of an undergraduate program (traditional proration, no reduction on top)', () => {
+  const finalFall = (enrolled: number, extra: Partial<WireRequest> = {}) =>
+    student([term('Fall', 12, enrolled)], { final_period_of_program: true, academic_year_credits: 24, ...extra });
+
+  it("Metro State's example: independent senior, 8 of 12, academic year 24 → 1,833 sub / 2,333 unsub, 100%", () => {
+    // fraction 8/24 = 1/3: S'max = round(5,500 / 3) = 1,833; unsubsidized-only part round(7,000 / 3) = 2,333;
+    // C'max = 4,166. sub = min(5,500, 1,833) = 1,833; unsub = 4,166 − 1,833 = 2,333. No reduction on top.
+    const r = calculate(
+      toInput(
+        finalFall(8, {
+          dependency_status: 'independent',
+          grade_level: 'third_year_and_beyond',
+          subsidized_amount: 5500,
+        }),
+      ),
+    );
+    expect(r.reduced_annual_pct).toBe(100);
+    expect([r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([1833, 2333]);
+    expect(r.show_both_options).toBe(false);
+    expect(r.total_equal).toEqual({ subsidized: 1833, unsubsidized: 2333, grad_plus: 0 });
+    expect(r.warnings).toContain(
+      'Final period of the program, shorter than an academic year: the annual loan limits are prorated (8 of 24 academic-year credits) to $1,833 subsidized and $4,166 combined ($1,833 + $2,333) (34 CFR 685.203(a)(4)–(6), (d)), and the less-than-full-time reduction is not applied on top.',
+    );
+    expect(r.warnings.join(' ')).toMatch(/\$5,500 exceeds the prorated subsidized maximum of \$1,833/);
+    expect(r.warnings.join(' ')).toMatch(/Proportional disbursement is not offered because the final-period proration/);
+    // Without the flag the reduction alone would give 8/12 = 67%: 3,685 / 4,690 (more than the prorated limit).
+    const reduced = calculate(
+      toInput(
+        student([term('Fall', 12, 8)], {
+          dependency_status: 'independent',
+          grade_level: 'third_year_and_beyond',
+          subsidized_amount: 5500,
+        }),
+      ),
+    );
+    expect([reduced.annual_basic_eligibility_sub, reduced.annual_basic_eligibility_unsub]).toEqual([3685, 4690]);
+  });
+
+  it('rounds each prorated part half up: 9 of 24 → 3,500 × 3/8 = 1,312.5 → 1,313; 2,000 × 3/8 = 750', () => {
+    const r = calculate(toInput(finalFall(9)));
+    expect([r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([1313, 750]);
+  });
+
+  it('two quarters in a 36-credit year: 12 + 6 of 36 → 1/2 of the limits, split over both terms', () => {
+    // 3,500 / 2 = 1,750 and 2,000 / 2 = 1,000; equal split 875 + 875 and 500 + 500; proportional not offered.
+    const r = calculate(
+      toInput(
+        student([term('Winter', 12, 12), term('Spring', 12, 6)], {
+          final_period_of_program: true,
+          academic_year_credits: 36,
+        }),
+      ),
+    );
+    expect([r.reduced_annual_pct, r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([
+      100, 1750, 1000,
+    ]);
+    expect(r.terms.map((t) => [t.equal.subsidized, t.equal.unsubsidized, t.proportional])).toEqual([
+      [875, 500, null],
+      [875, 500, null],
+    ]);
+  });
+
+  it('need, total_limit and cost of attendance still cap the prorated limits', () => {
+    // 8 of 24: S'max 1,167 (3,500/3 = 1,166.67), unsub-only 667 (2,000/3): C'max 1,834.
+    const need = calculate(toInput(finalFall(8, { subsidized_amount: 1000 })));
+    expect([need.annual_basic_eligibility_sub, need.annual_basic_eligibility_unsub]).toEqual([1000, 834]);
+    const limited = calculate(toInput(finalFall(8, { total_limit: 1500 })));
+    expect([limited.annual_basic_eligibility_sub, limited.annual_basic_eligibility_unsub]).toEqual([1167, 333]);
+    const coa = calculate(toInput(finalFall(8, { cost_of_attendance: 1000 })));
+    expect([coa.annual_basic_eligibility_sub, coa.annual_basic_eligibility_unsub]).toEqual([1000, 0]);
+  });
+
+  it('an overload never raises a limit: 30 credits of a 24-credit year keeps the statutory 3,500 / 5,500', () => {
+    const r = calculate(toInput(finalFall(30)));
+    expect([r.reduced_annual_pct, r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([
+      100, 3500, 2000,
+    ]);
+  });
+
+  it('a period not shorter than the academic year: the normal reduction, with a warning', () => {
+    // Σ full time 24 is not < 24: 9 + 9 of 24 = 75% → 2,625 / 1,500.
+    const r = calculate(
+      toInput(
+        student([term('Fall', 12, 9), term('Spring', 12, 9)], {
+          final_period_of_program: true,
+          academic_year_credits: 24,
+        }),
+      ),
+    );
+    expect([r.reduced_annual_pct, r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([
+      75, 2625, 1500,
+    ]);
+    expect(r.warnings.join(' ')).toMatch(/not shorter than an academic year; no traditional proration/);
+  });
+
+  it('a graduate student: ignored with a warning', () => {
+    const r = calculate(
+      toInput(
+        student([term('Fall', 9, 9)], {
+          degree_level: 'graduate',
+          grade_level: null,
+          subsidized_amount: 0,
+          final_period_of_program: true,
+          academic_year_credits: 18,
+        }),
+      ),
+    );
+    expect([r.reduced_annual_pct, r.annual_basic_eligibility_unsub]).toEqual([100, 20500]);
+    expect(r.warnings.join(' ')).toMatch(/final_period_of_program and academic_year_credits were ignored .* graduate/);
+  });
+
+  it('recalculation: final credits 6 instead of 9 re-prorate the limits, and the adjustment says so', () => {
+    // Revision 6/24: 875 / 500. Baseline (enrolled 9/24): 1,313 / 750. Adjustments −438 / −250 on the open term.
+    const r = calculate(toInput(student([term('Fall', 12, 9, { actual_final_credits: 6 })], finalFall(9))));
+    expect([r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([875, 500]);
+    const fall = r.terms[0]!;
+    expect([fall.adjustment_sub, fall.adjustment_unsub, fall.adjustment_source_index]).toEqual([-438, -250, 0]);
+    expect(fall.adjustment_explanation).toMatch(/subsidized amount from \$1,313 to \$875/);
+  });
+});
