@@ -36,6 +36,13 @@ describe('§2.1 the statutory limit table', () => {
       expect(row.citation).toMatch(/34 CFR 685\.20[03]/);
     }
     expect(EFFECTIVE_DATE).toBe('2026-07-01');
+    // rules.md §0: the $20,500 / $50,000 figures cite HEA §455(a)(4) and 91 FR 23883, not the CFR paragraph whose
+    // amendment the eCFR could not complete.
+    for (const row of STATUTORY_LIMITS.filter((r) => r.degree !== 'undergraduate')) {
+      expect(row.citation).toMatch(/HEA §455\(a\)\(4\)/);
+      expect(row.citation).toMatch(/91 FR 23883/);
+      expect(row.citation).not.toMatch(/685\.203\(b\)\(2\)\(iv\)/);
+    }
     expect(new Set(STATUTORY_LIMITS.map((r) => r.id)).size).toBe(10);
   });
 
