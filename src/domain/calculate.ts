@@ -6,7 +6,7 @@
  *   final-period.ts   §2.3 final period of an undergraduate program (traditional proration, no reduction)
  *   grad-plus.ts      §2.2 Grad PLUS sized after the reduction of the other two loans
  *   percentage.ts     §3 the academic-year percentage and the annual amounts
- *   terms.ts          §4 status, Direct Loan Enrollment Intensity, eligibility
+ *   terms.ts          §4 status, enrollment intensity (the term's own ratio), eligibility
  *   distribution.ts   §5 equal / proportional, show_both_options, disbursement_pct
  *   recalculation.ts  §6 closed terms, remaining, baseline, adjustments, final-term over-disbursement
  *   warnings.ts       §7 the sentences

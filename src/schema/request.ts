@@ -170,8 +170,9 @@ export const CalculationRequestSchema = z
         }),
       cost_of_attendance: decimalField(
         MONEY,
-        'Cost of attendance already net of other aid (34 CFR 685.203(j)); caps the sum of the loans for every ' +
-          'student and is the Grad PLUS ceiling for legacy graduate/professional borrowers.',
+        'Cost of attendance already net of other aid (34 CFR 685.203(j)); caps Subsidized + Unsubsidized for every ' +
+          'student. For legacy graduate/professional borrowers Grad PLUS is sized from it after the reduction: ' +
+          'cost_of_attendance minus the reduced Subsidized and Unsubsidized amounts, then reduced once.',
       )
         .nullable()
         .default(null),
