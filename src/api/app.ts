@@ -6,6 +6,9 @@
  *   GET  /v1/openapi.json     built once per app from the zod schemas (src/schema/openapi.ts)
  *   GET  /healthz, /readyz    src/api/health-route.ts
  *   extra.routers             mounted in order, before the 404 handler
+ *
+ * Every response of the calculation paths (/v1/calculate, /v1/calculate/bulk, /v1/jobs…) carries the rule set
+ * that made it in `X-Rule-Set` (rules.md §8a), set here once rather than in each route.
  */
 import express, { type Express, type Router } from 'express';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
@@ -18,6 +21,12 @@ import { healthRouter } from './health-route.ts';
 import { createHttpLogger } from './http-log.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 import { httpMetricsMiddleware } from '../metrics.ts';
+import { RULE_SET_ID } from '../domain/rule-set.ts';
+
+/** The response header naming the rule set of a calculation (rules.md §8a). */
+export const RULE_SET_HEADER = 'X-Rule-Set';
+/** The calculation paths: single, bulk, and the async jobs (submit, status, result). */
+const CALCULATION_PATHS = /^\/v1\/(?:calculate|jobs)(?:\/|$)/;
 
 export interface AppExtras {
   /** Routers of other modules (bulk, jobs, ops), mounted in this order before the 404 handler. */
@@ -47,6 +56,10 @@ export function createApp(ctx: AppContext, extra: AppExtras = {}): Express {
 
   app.use(createHttpLogger(ctx.logger));
   app.use(httpMetricsMiddleware());
+  app.use((req, res, next) => {
+    if (CALCULATION_PATHS.test(req.path)) res.setHeader(RULE_SET_HEADER, RULE_SET_ID);
+    next();
+  });
   app.use(calculateRouter(ctx));
 
   app.get(OPENAPI_PATH, (_req, res) => {

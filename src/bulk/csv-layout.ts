@@ -8,7 +8,10 @@
  *  - Cells are used verbatim (no trimming): `" 5"` is rejected exactly as the JSON string `" 5"` would be.
  *  - Empty cell: optional term columns → null; optional student columns → the request default (omitted);
  *    required columns → "is required".
- *  - Booleans (is_legacy_borrower, plus_denied): true/false, yes/no, 1/0, any letter case.
+ *  - Booleans (is_legacy_borrower, plus_denied, final_period_of_program): true/false, yes/no, 1/0, any letter
+ *    case.
+ *  - subsidized_amount: no column or an empty cell leaves it out of the request (0, with the rules.md §7 warning
+ *    that no subsidized eligibility was assumed); "0" is an explicit 0.
  *  - academic_year_terms: a decimal number ("3", "3.0"); the schema then requires a whole number from 2 to 4.
  *  - Credit and money columns are passed as decimal strings, so "10.5" is exact.
  *  - Student-level columns may repeat on every row of the student (the same text exactly) or be given on its
@@ -38,6 +41,8 @@ export const STUDENT_COLUMNS = [
   'plus_denied',
   'subsidized_amount',
   'total_limit',
+  'final_period_of_program',
+  'academic_year_credits',
 ] as const;
 
 /** Every column a v1 input file may have, in the documented order. */
@@ -53,7 +58,7 @@ export const REQUIRED_COLUMNS: readonly InputColumn[] = [
   'dependency_status',
 ];
 
-const BOOLEAN_COLUMNS: ReadonlySet<string> = new Set(['is_legacy_borrower', 'plus_denied']);
+const BOOLEAN_COLUMNS: ReadonlySet<string> = new Set(['is_legacy_borrower', 'plus_denied', 'final_period_of_program']);
 /** Term columns whose empty cell means null (the others are required). */
 const NULLABLE_TERM_COLUMNS: ReadonlySet<string> = new Set([
   'actual_final_credits',

@@ -3,22 +3,26 @@
  * Pure: plain validated data in (CalculationInput), plain data out (CalculationResult), deterministic.
  *
  *   bases.ts          §2 starting amounts and caps
+ *   final-period.ts   §2.3 final period of an undergraduate program (traditional proration, no reduction)
+ *   grad-plus.ts      §2.2 Grad PLUS sized after the reduction of the other two loans
  *   percentage.ts     §3 the academic-year percentage and the annual amounts
- *   terms.ts          §4 status, Direct Loan Enrollment Intensity, eligibility
+ *   terms.ts          §4 status, enrollment intensity (the term's own ratio), eligibility
  *   distribution.ts   §5 equal / proportional, show_both_options, disbursement_pct
  *   recalculation.ts  §6 closed terms, remaining, baseline, adjustments, final-term over-disbursement
  *   warnings.ts       §7 the sentences
  *   output.ts         decimals → JSON numbers, once, at the end
  */
 
-import { startingAmounts } from './bases.ts';
+import { type StartingAmounts, startingAmounts } from './bases.ts';
 import { type Dec, HUNDRED, isBelowZero, isPositive, sumDec } from './decimal.ts';
+import { type FinalPeriodCase, finalPeriodCase } from './final-period.ts';
 import { toDisbursementOption, toJsonNumber } from './output.ts';
 import { annualFullTimeCredits } from './percentage.ts';
 import {
   LOAN_TYPES,
   type PerLoan,
   type Scenario,
+  type ScenarioBases,
   type TermFacts,
   collectPayments,
   evaluateScenario,
@@ -58,45 +62,98 @@ function explainAdjustment(
   return W.adjustmentExplanation(changes, baseline.percent, revision.percent, annualChanges, effects);
 }
 
+function scenarioBases(start: StartingAmounts): ScenarioBases {
+  return {
+    sub: start.sub,
+    unsub: start.unsub,
+    gradPlus: start.gradPlus,
+    fixedPercent: start.proration === null ? null : HUNDRED,
+  };
+}
+
+/**
+ * The starting amounts for one set of credits(t): they depend on the credits only under the §2.3 proration
+ * (the prorated limits follow the period's credits), so the baseline of §6 gets its own then.
+ */
+function startFor(input: CalculationInput, finalPeriod: FinalPeriodCase, credits: readonly Dec[]): StartingAmounts {
+  return startingAmounts(
+    input,
+    finalPeriod.kind === 'prorate' ? { credits, academicYearCredits: finalPeriod.academicYearCredits } : null,
+  );
+}
+
+/** The §2.3 sentences: proration applied, flag not applicable, or fields ignored. */
+function finalPeriodWarnings(
+  input: CalculationInput,
+  finalPeriod: FinalPeriodCase,
+  start: StartingAmounts,
+  annualFtCredits: Dec,
+): string[] {
+  switch (finalPeriod.kind) {
+    case 'prorate': {
+      const p = start.proration!;
+      return [
+        W.finalPeriodProrated(
+          p.credits,
+          finalPeriod.academicYearCredits,
+          p.capped,
+          p.subsidizedMax,
+          p.unsubsidizedOnly,
+          p.combinedMax,
+        ),
+      ];
+    }
+    case 'not_shorter':
+      return [W.finalPeriodNotShorter(annualFtCredits, finalPeriod.academicYearCredits)];
+    case 'ignored_not_undergraduate':
+      return [W.finalPeriodIgnoredForGraduate(input.degree_level)];
+    case 'none':
+      if (input.academic_year_credits === null) return [];
+      return [
+        input.degree_level === 'undergraduate'
+          ? W.academicYearCreditsIgnored()
+          : W.finalPeriodIgnoredForGraduate(input.degree_level),
+      ];
+  }
+}
+
 export function calculate(input: CalculationInput): CalculationResult {
   const terms = input.terms.map(readTerm);
   const n = terms.length;
   if (n === 0) throw new Error('calculate: at least one term is required (validated by the schema)');
-
-  // §2 starting amounts
-  const start = startingAmounts(input);
-  const warnings = start.warnings.slice();
-  const bases: PerLoan<Dec> = [start.sub, start.unsub, start.gradPlus];
-
-  // §3–§6 the revision (credits(t)), and the baseline (credits_enrolled) only when some credits changed
   const fullTime = terms.map((t) => t.fullTime);
   const annualFtCredits = annualFullTimeCredits(fullTime);
+  const finalPeriod = finalPeriodCase(input, annualFtCredits);
+
+  // §2 starting amounts (§2.3 prorated limits when they apply)
+  const revisionCredits = terms.map((t) => t.credits);
+  const start = startFor(input, finalPeriod, revisionCredits);
+  const warnings = start.warnings.slice();
+  warnings.push(...finalPeriodWarnings(input, finalPeriod, start, annualFtCredits));
+  const bases = scenarioBases(start);
+
+  // §3–§6 the revision (credits(t)), and the baseline (credits_enrolled) only when some credits changed
   const payments = collectPayments(terms);
-  const revision = evaluateScenario(
-    terms,
-    terms.map((t) => t.credits),
-    annualFtCredits,
-    bases,
-    payments,
-  );
+  const revision = evaluateScenario(terms, revisionCredits, annualFtCredits, bases, payments);
   const { showBoth, disbursementPct } = optionsOffered(revision);
   const proportional = showBoth ? proportionalSchedule(revision, payments) : null;
-  const baseline = terms.some((t) => t.changed)
-    ? evaluateScenario(
-        terms,
-        terms.map((t) => t.enrolled),
-        annualFtCredits,
-        bases,
-        payments,
-        revision,
-      )
-    : revision;
+  let baseline = revision;
+  if (terms.some((t) => t.changed)) {
+    const enrolledCredits = terms.map((t) => t.enrolled);
+    const baselineBases =
+      finalPeriod.kind === 'prorate' ? scenarioBases(startFor(input, finalPeriod, enrolledCredits)) : bases;
+    baseline = evaluateScenario(terms, enrolledCredits, annualFtCredits, baselineBases, payments, revision);
+  }
   const adjustments = termAdjustments(terms, revision, baseline);
   const finalExcesses = finalTermExcesses(terms, revision, payments);
 
   // §7 student-level warnings, in a fixed order
   const percent = revision.percent;
-  if (input.academic_year_terms !== null && input.academic_year_terms > n) {
+  const gradPlus = revision.gradPlus;
+  if (gradPlus !== null && gradPlus.squeezed && start.gradPlus !== null && start.gradPlus.totalLimit !== null) {
+    warnings.push(W.gradPlusTotalLimitCap(start.gradPlus.totalLimit, gradPlus.base, gradPlus.gap));
+  }
+  if (finalPeriod.kind !== 'prorate' && input.academic_year_terms !== null && input.academic_year_terms > n) {
     warnings.push(
       W.shorterLoanPeriod(n, input.academic_year_terms, sumDec(revision.credits), annualFtCredits, percent),
     );
@@ -108,7 +165,9 @@ export function calculate(input: CalculationInput): CalculationResult {
     warnings.push(
       percent.lt(HUNDRED)
         ? W.proportionalNotOfferedFewEligibleTerms(revision.eligibleCount)
-        : W.proportionalNotOfferedNoReduction(),
+        : finalPeriod.kind === 'prorate'
+          ? W.proportionalNotOfferedFinalPeriod()
+          : W.proportionalNotOfferedNoReduction(),
     );
   }
   const termWarnings: string[][] = terms.map(() => []);

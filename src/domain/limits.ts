@@ -5,7 +5,9 @@
  * new year rather than editing figures in code: nothing outside this file contains a loan-limit dollar figure.
  *
  * Legal basis common to every row: HEA §455(a) as amended by Pub. L. 119-21 §81001 (July 4, 2025), and the
- * RISE final rule, 91 FR 23768 (May 1, 2026), effective July 1, 2026.
+ * RISE final rule, 91 FR 23768 (May 1, 2026), effective July 1, 2026. The graduate and professional figures cite
+ * HEA §455(a)(4) and the rule's amendatory text at 91 FR 23883, not 34 CFR 685.203(b)(2)(iv), whose amendment the
+ * eCFR notes "could not be completed" (rules.md §0).
  */
 
 import type { DegreeLevel, DependencyStatus, GradeLevel } from './types.ts';
@@ -47,16 +49,21 @@ const UNDERGRAD_INDEPENDENT_CITATION =
   UNDERGRAD_CITATION +
   '; additional unsubsidized amount for independent undergraduates and for dependent undergraduates whose ' +
   'parents cannot obtain a Parent PLUS loan';
+// The $20,500 / $50,000 graduate and professional limits: the final rule's amendment of 34 CFR 685.203(b)(2)(iv)
+// "could not be completed" in the eCFR, so the statute and the Federal Register page are cited, not that paragraph.
 const GRADUATE_CITATION =
-  'HEA §455(a) as amended by Pub. L. 119-21 §81001; 34 CFR 685.203(b)(2)(iv) (graduate $20,500 annual); ' +
-  '34 CFR 685.200(b)(2) (Grad PLUS ends for new borrowers); RISE final rule 91 FR 23768, effective 2026-07-01';
+  'HEA §455(a)(4) (20 U.S.C. 1087e(a)(4)) as amended by Pub. L. 119-21 §81001 (graduate $20,500 annual); the ' +
+  "RISE final rule's amendatory text at 91 FR 23883 (91 FR 23768, effective 2026-07-01); 34 CFR 685.200(b)(2) " +
+  '(Grad PLUS ends for new borrowers)';
 const PROFESSIONAL_CITATION =
-  'HEA §455(a) as amended by Pub. L. 119-21 §81001; 34 CFR 685.203(b)(2)(iv) (professional $50,000 annual); ' +
-  '34 CFR 685.200(b)(2) (Grad PLUS ends for new borrowers); RISE final rule 91 FR 23768, effective 2026-07-01';
+  'HEA §455(a)(4) (20 U.S.C. 1087e(a)(4)) as amended by Pub. L. 119-21 §81001 (professional $50,000 annual); ' +
+  "the RISE final rule's amendatory text at 91 FR 23883 (91 FR 23768, effective 2026-07-01); 34 CFR " +
+  '685.200(b)(2) (Grad PLUS ends for new borrowers)';
 const LEGACY_CITATION =
-  'HEA §455(a) as amended by Pub. L. 119-21 §81001 (interim exception for borrowers with a loan for the same ' +
-  'program before July 1, 2026); 34 CFR 685.200(b)(2) (Grad PLUS for legacy borrowers, up to cost of ' +
-  'attendance minus other aid per 34 CFR 685.203(j)(1)); 34 CFR 685.203(b)(2)(iv)';
+  'HEA §455(a)(4) (20 U.S.C. 1087e(a)(4)) as amended by Pub. L. 119-21 §81001 (interim exception for borrowers ' +
+  'with a loan for the same program before July 1, 2026; $20,500 annual); 91 FR 23883; 34 CFR 685.200(b)(2) ' +
+  '(Grad PLUS for legacy borrowers, sized after the reduction up to cost of attendance minus other aid per 34 ' +
+  'CFR 685.203(j)(1))';
 
 function row(
   id: string,

@@ -14,6 +14,7 @@
 
 import { type Dec, ZERO, dec, isPositive } from './decimal.ts';
 import { type OptionWeights, disbursementPercents, showBothOptions, spreadRemaining } from './distribution.ts';
+import { type GradPlusAmount, type GradPlusSizing, sizeGradPlus } from './grad-plus.ts';
 import { annualBasicEligibility, reducedAnnualPercent } from './percentage.ts';
 import { roundDollars } from './rounding.ts';
 import { termStanding } from './terms.ts';
@@ -88,11 +89,24 @@ export function collectPayments(terms: readonly TermFacts[]): Payments {
   return { closed, priorsByLoan, paid };
 }
 
+/** What a scenario reduces: the starting amounts of §2.2 (and §2.3), and how Grad PLUS is sized. */
+export interface ScenarioBases {
+  sub: Dec;
+  unsub: Dec;
+  /** Grad PLUS sized after the reduction of sub and unsub; null when the student has no Grad PLUS. */
+  gradPlus: GradPlusSizing | null;
+  /** §2.3 final-period proration: the percentage is 100 (no reduction on top); null otherwise. */
+  fixedPercent: Dec | null;
+}
+
 export interface Scenario {
   /** credits(t) used by this scenario. */
   credits: readonly Dec[];
+  bases: ScenarioBases;
   percent: Dec;
   annual: PerLoan<Dec>;
+  /** Grad PLUS sizing of this scenario; null when the student has no Grad PLUS. */
+  gradPlus: GradPlusAmount | null;
   eligible: boolean[];
   eligibleCount: number;
   /** Indices of the open (unpaid) eligible terms, in term order. */
@@ -111,19 +125,19 @@ function sameEligibility(a: readonly boolean[], b: readonly boolean[]): boolean 
 /**
  * One full pass of §3–§6 for a given set of credits (the revision or the baseline), equal option.
  *
- * `reference` is another scenario of the same student (same bases and payments). The annual amounts, the
- * remaining amounts and the equal option depend on the credits only through the percentage and which terms
- * are eligible, so when both match the reference's, its amounts are shared instead of recomputed.
+ * `reference` is another scenario of the same student (same payments). The annual amounts, the remaining amounts
+ * and the equal option depend on the credits only through the bases, the percentage and which terms are
+ * eligible, so when all three match the reference's, its amounts are shared instead of recomputed.
  */
 export function evaluateScenario(
   terms: readonly TermFacts[],
   credits: readonly Dec[],
   annualFtCredits: Dec,
-  bases: PerLoan<Dec>,
+  bases: ScenarioBases,
   payments: Payments,
   reference?: Scenario,
 ): Scenario {
-  const percent = reducedAnnualPercent(credits, annualFtCredits);
+  const percent = bases.fixedPercent ?? reducedAnnualPercent(credits, annualFtCredits);
   const eligible = new Array<boolean>(terms.length);
   const openEligible: number[] = [];
   let eligibleCount = 0;
@@ -134,15 +148,19 @@ export function evaluateScenario(
     eligibleCount++;
     if (!payments.closed[i]) openEligible.push(i);
   }
-  if (reference !== undefined && reference.percent.eq(percent) && sameEligibility(reference.eligible, eligible)) {
-    const { annual, remaining, equal } = reference;
-    return { credits, percent, annual, eligible, eligibleCount, openEligible, remaining, equal };
+  if (
+    reference !== undefined &&
+    reference.bases === bases &&
+    reference.percent.eq(percent) &&
+    sameEligibility(reference.eligible, eligible)
+  ) {
+    const { annual, gradPlus, remaining, equal } = reference;
+    return { credits, bases, percent, annual, gradPlus, eligible, eligibleCount, openEligible, remaining, equal };
   }
-  const annual: PerLoan<Dec> = [ZERO, ZERO, ZERO];
-  for (let l = 0; l < 3; l++) {
-    const base = bases[l]!;
-    annual[l] = base.isZero() ? ZERO : annualBasicEligibility(base, percent);
-  }
+  const annualSub = bases.sub.isZero() ? ZERO : annualBasicEligibility(bases.sub, percent);
+  const annualUnsub = bases.unsub.isZero() ? ZERO : annualBasicEligibility(bases.unsub, percent);
+  const gradPlus = bases.gradPlus === null ? null : sizeGradPlus(bases.gradPlus, annualSub, annualUnsub, percent);
+  const annual: PerLoan<Dec> = [annualSub, annualUnsub, gradPlus === null ? ZERO : gradPlus.annual];
   const remaining: PerLoan<Dec> = [ZERO, ZERO, ZERO];
   const equal: PerLoan<Dec[]> = [[], [], []];
   for (let l = 0; l < 3; l++) {
@@ -150,7 +168,7 @@ export function evaluateScenario(
     remaining[l] = paid.isZero() ? annual[l]! : annual[l]!.minus(paid);
     equal[l] = spreadRemaining(remaining[l]!, payments.priorsByLoan[l]!, payments.closed, openEligible, null);
   }
-  return { credits, percent, annual, eligible, eligibleCount, openEligible, remaining, equal };
+  return { credits, bases, percent, annual, gradPlus, eligible, eligibleCount, openEligible, remaining, equal };
 }
 
 /** The proportional option of a scenario: the same remaining amounts, split by credits(t). */

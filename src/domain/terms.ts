@@ -1,5 +1,7 @@
 /**
- * Per-term facts of rules.md §4: enrollment status, Direct Loan Enrollment Intensity, disbursement eligibility.
+ * Per-term facts of rules.md §4: enrollment status, enrollment intensity, disbursement eligibility. The
+ * enrollment intensity is the term's own credit ratio, not necessarily COD's "Direct Loan Enrollment Intensity"
+ * (rules.md §8a: on this service's reading that is reduced_annual_pct at the disbursement).
  * Every comparison is on the exact ratio credits(t) ÷ full_time_credits (no rounded percent is compared).
  */
 
@@ -16,7 +18,7 @@ export function enrollmentStatus(credits: Dec, fullTimeCredits: Dec): Enrollment
   return 'not_enrolled';
 }
 
-/** Direct Loan Enrollment Intensity: min(100, round_half_up(100 × credits ÷ full time)). */
+/** The term's enrollment intensity: min(100, round_half_up(100 × credits ÷ full time)). */
 export function enrollmentIntensityPercent(credits: Dec, fullTimeCredits: Dec): Dec {
   if (credits.gte(fullTimeCredits)) return HUNDRED;
   return minDec(HUNDRED, percentHalfUp(credits, fullTimeCredits));

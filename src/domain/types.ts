@@ -35,8 +35,13 @@ export interface CalculationInput {
   cost_of_attendance: DecimalString | null;
   is_legacy_borrower: boolean;
   plus_denied: boolean;
-  subsidized_amount: DecimalString;
+  /** Null when the request leaves it out: 0 (no subsidized eligibility), with a warning for undergraduates. */
+  subsidized_amount: DecimalString | null;
   total_limit: DecimalString | null;
+  /** rules.md §2.3: the loan period is the final period of an undergraduate program. */
+  final_period_of_program: boolean;
+  /** rules.md §2.3: credits in the school's academic year; required when final_period_of_program applies. */
+  academic_year_credits: DecimalString | null;
   terms: TermInput[];
 }
 

@@ -70,15 +70,6 @@ function termName(label: string, index: number): string {
   return `Term ${index + 1} ("${label}")`;
 }
 
-/** The three starting amounts, named: "$3,500 subsidized, $2,000 unsubsidized and $0 Grad PLUS". */
-export function describeAmounts(sub: Dec, unsub: Dec, gradPlus: Dec): string {
-  return joinList([
-    `${formatDollars(sub)} subsidized`,
-    `${formatDollars(unsub)} unsubsidized`,
-    `${formatDollars(gradPlus)} Grad PLUS`,
-  ]);
-}
-
 // ---------------------------------------------------------------------------------------------- inputs ignored
 
 export function gradeLevelIgnored(grade: GradeLevel, degree: DegreeLevel): string {
@@ -112,37 +103,49 @@ export function subsidizedMaximumCap(requested: Dec, maximum: Dec, grade: GradeL
   );
 }
 
+export function subsidizedProratedMaximumCap(requested: Dec, maximum: Dec): string {
+  return (
+    `The subsidized amount of ${formatDollars(requested)} exceeds the prorated subsidized maximum of ` +
+    `${formatDollars(maximum)} for this final period, so the subsidized starting amount is capped at ` +
+    `${formatDollars(maximum)}.`
+  );
+}
+
 export interface CapAmounts {
   sub: Dec;
   unsub: Dec;
-  gradPlus: Dec;
 }
 
-function capSentence(capName: string, cap: Dec, before: CapAmounts, beforeTotal: Dec, after: CapAmounts): string {
+function describeSubUnsub(a: CapAmounts): string {
+  return `${formatDollars(a.sub)} subsidized and ${formatDollars(a.unsub)} unsubsidized`;
+}
+
+function capSentence(capName: string, cap: Dec, before: CapAmounts, after: CapAmounts): string {
   return (
-    `The ${capName} of ${formatDollars(cap)} is below the starting amounts of ${formatDollars(beforeTotal)} ` +
-    `(${describeAmounts(before.sub, before.unsub, before.gradPlus)}), so they were lowered (Grad PLUS first, ` +
-    `then unsubsidized, then subsidized) to ${describeAmounts(after.sub, after.unsub, after.gradPlus)}.`
+    `The ${capName} of ${formatDollars(cap)} is below the starting amounts of ` +
+    `${formatDollars(before.sub.plus(before.unsub))} (${describeSubUnsub(before)}), so they were lowered ` +
+    `(unsubsidized first, then subsidized) to ${describeSubUnsub(after)}.`
   );
 }
 
-export function totalLimitCap(cap: Dec, before: CapAmounts, beforeTotal: Dec, after: CapAmounts): string {
-  return capSentence(
-    'institutional program limit (total_limit, 34 CFR 685.203(m)(2))',
-    cap,
-    before,
-    beforeTotal,
-    after,
-  );
+export function totalLimitCap(cap: Dec, before: CapAmounts, after: CapAmounts): string {
+  return capSentence('institutional program limit (total_limit, 34 CFR 685.203(m)(2))', cap, before, after);
 }
 
-export function costOfAttendanceCap(cap: Dec, before: CapAmounts, beforeTotal: Dec, after: CapAmounts): string {
+export function costOfAttendanceCap(cap: Dec, before: CapAmounts, after: CapAmounts): string {
   return capSentence(
     'cost of attendance minus other aid (cost_of_attendance, 34 CFR 685.203(j)(1))',
     cap,
     before,
-    beforeTotal,
     after,
+  );
+}
+
+export function noSubsidizedEligibilityAssumed(combinedMax: Dec): string {
+  return (
+    'subsidized_amount was not provided, so no subsidized eligibility was assumed: the whole combined limit of ' +
+    `${formatDollars(combinedMax)} is unsubsidized. Send the student's need-based subsidized eligibility if ` +
+    'the student has any (0 for a student without need).'
   );
 }
 
@@ -156,6 +159,15 @@ export function gradPlusNeedsCostOfAttendance(): string {
   return (
     "Grad PLUS is $0 because cost_of_attendance was not provided: a legacy borrower's Grad PLUS eligibility is " +
     'the cost of attendance minus other aid and the other loans.'
+  );
+}
+
+export function gradPlusTotalLimitCap(totalLimit: Dec, ceiling: Dec, gap: Dec): string {
+  return (
+    `The institutional program limit (total_limit, 34 CFR 685.203(m)(2)) of ${formatDollars(totalLimit)} leaves ` +
+    `${formatDollars(ceiling)} for Grad PLUS after the subsidized and unsubsidized starting amounts, so the ` +
+    `Grad PLUS base was lowered from ${formatDollars(gap)} (cost of attendance minus the reduced Direct Loans) ` +
+    `to ${formatDollars(ceiling)} before the reduction.`
   );
 }
 
@@ -190,12 +202,63 @@ export function legacyStillReduced(percent: Dec): string {
   );
 }
 
+// ---------------------------------------------------------------------------------------------- final period
+
+export function finalPeriodProrated(
+  credits: Dec,
+  academicYearCredits: Dec,
+  capped: boolean,
+  subsidizedMax: Dec,
+  unsubsidizedOnly: Dec,
+  combinedMax: Dec,
+): string {
+  const fraction = capped
+    ? `${formatCredits(credits)} credits, at least the academic year's ${formatCredits(academicYearCredits)}, so the limits are not lowered`
+    : `${formatCredits(credits)} of ${formatCredits(academicYearCredits)} academic-year credits`;
+  return (
+    'Final period of the program, shorter than an academic year: the annual loan limits are prorated ' +
+    `(${fraction}) to ${formatDollars(subsidizedMax)} subsidized and ${formatDollars(combinedMax)} combined ` +
+    `(${formatDollars(subsidizedMax)} + ${formatDollars(unsubsidizedOnly)}) (34 CFR 685.203(a)(4)–(6), (d)), ` +
+    'and the less-than-full-time reduction is not applied on top.'
+  );
+}
+
+export function finalPeriodNotShorter(annualFtCredits: Dec, academicYearCredits: Dec): string {
+  return (
+    `final_period_of_program does not change the amounts: the period's ${formatCredits(annualFtCredits)} ` +
+    `full-time credits are not fewer than the academic year's ${formatCredits(academicYearCredits)}, so the ` +
+    'period is not shorter than an academic year; no traditional proration, the normal reduction applies.'
+  );
+}
+
+export function finalPeriodIgnoredForGraduate(degree: DegreeLevel): string {
+  return (
+    `final_period_of_program and academic_year_credits were ignored because the student is a ${degree} ` +
+    'student: the proration of a final period shorter than an academic year is an undergraduate rule.'
+  );
+}
+
+export function academicYearCreditsIgnored(): string {
+  return (
+    'academic_year_credits was ignored because final_period_of_program is false: it is used only for the ' +
+    'final period of an undergraduate program.'
+  );
+}
+
 // ---------------------------------------------------------------------------------------------- options
 
 export function proportionalNotOfferedNoReduction(): string {
   return (
     'Proportional disbursement is not offered because the academic-year percentage is 100%: the student is ' +
     'not subject to the reduction, so only equal disbursements apply.'
+  );
+}
+
+export function proportionalNotOfferedFinalPeriod(): string {
+  return (
+    'Proportional disbursement is not offered because the final-period proration replaces the ' +
+    'less-than-full-time reduction: the student is not subject to the reduction, so only equal disbursements ' +
+    'apply.'
   );
 }
 

@@ -40,15 +40,15 @@ export interface InvalidExample {
 }
 
 export const EXAMPLES_ABOUT =
-  "Worked examples for POST /v1/calculate (Schedule of Reductions / Direct Loan Enrollment Intensity): published figures from FSA's April 2026 Schedule of Reductions Q&A examples, the Department's negotiated-rulemaking presentation, school financial-aid pages and a Department scenario, plus two constructed edge cases. Each entry gives the exact request body and the full CalculationResult the service must return, except the free-text fields (warnings, warning, adjustment_explanation), which are left out because their wording is the implementation's. The expected values follow shared/spec/rules.md (its section 9 choices included) and reproduce every figure the cited source publishes; where a source gives only some figures, the rest follow from the same rules. `invalid` lists requests the service must reject with status 422, code validation_error and field_errors naming at least the listed paths.";
+  "Worked examples for POST /v1/calculate (Schedule of Reductions / Direct Loan Enrollment Intensity): published figures from FSA's April 2026 Schedule of Reductions Q&A examples as relayed by project-sor at commit 43254b1e4d12cc75e18bcbd91fa7ecf194e0a928 (src/lib/scenarios.ts; the relayer later removed examples 2, 4, 5 and 6 from its main branch, so they are cited at that commit), the Department's negotiated-rulemaking presentation, school financial-aid pages (among them Metropolitan State University's final-period proration example, rules.md 2.3), a Department scenario relayed by project-sor, and a Grad PLUS case built on a project-sor fixture (Grad PLUS sized after the reduction, rules.md 2.2), plus two constructed edge cases. Each entry gives the exact request body and the full CalculationResult the service must return, except the free-text fields (warnings, warning, adjustment_explanation), which are left out because their wording is the implementation's. The expected values follow shared/spec/rules.md (its section 9 choices included) and reproduce every figure the cited source publishes, except where an entry's `source.numbers` says why not (the Grad PLUS case: its fixture also caps Grad PLUS at a requested amount, an input the service does not have); where a source gives only some figures, the rest follow from the same rules. `invalid` lists requests the service must reject with status 422, code validation_error and field_errors naming at least the listed paths.";
 
 export const WORKED_EXAMPLES: WorkedExample[] = [
   {
     id: 'FSA-1',
     source: {
-      url: 'https://github.com/tirath5u/project-sor/blob/main/src/lib/scenarios.ts',
+      url: 'https://github.com/tirath5u/project-sor/blob/43254b1e4d12cc75e18bcbd91fa7ecf194e0a928/src/lib/scenarios.ts',
       numbers:
-        "FSA 'Schedule of Reductions' Q&A deck (April 10, 2026), Example #1, as reproduced in the open-source project-sor repository (src/lib/scenarios.ts): 62.5% -> 63%, $2,205 Sub / $1,260 Unsub, proportional $882 + $1,323 and $504 + $756.",
+        "FSA 'Schedule of Reductions' Q&A examples (April 2026; deck of April 10, 2026), Example #1, as relayed by the open-source project-sor repository at commit 43254b1e4d12cc75e18bcbd91fa7ecf194e0a928 (src/lib/scenarios.ts; the relayer later removed examples 2, 4, 5 and 6 from its main branch): 62.5% -> 63%, $2,205 Sub / $1,260 Unsub, proportional $882 + $1,323 and $504 + $756.",
     },
     description:
       'Two semesters, Fall 6 and Spring 9 of 12 full-time credits: 15/24 = 62.5% rounds half up to 63%. Sub and Unsub are reduced separately; the proportional option splits by 6/15 and 9/15.',
@@ -153,9 +153,9 @@ export const WORKED_EXAMPLES: WorkedExample[] = [
   {
     id: 'FSA-2',
     source: {
-      url: 'https://github.com/tirath5u/project-sor/blob/main/src/lib/scenarios.ts',
+      url: 'https://github.com/tirath5u/project-sor/blob/43254b1e4d12cc75e18bcbd91fa7ecf194e0a928/src/lib/scenarios.ts',
       numbers:
-        "FSA 'Schedule of Reductions' Q&A deck (April 10, 2026), Example #2, as reproduced in the open-source project-sor repository (src/lib/scenarios.ts): one term, 9 of 12 -> 75%, $2,625 of the $3,500 Sub.",
+        "FSA 'Schedule of Reductions' Q&A examples (April 2026; deck of April 10, 2026), Example #2, as relayed by the open-source project-sor repository at commit 43254b1e4d12cc75e18bcbd91fa7ecf194e0a928 (src/lib/scenarios.ts; the relayer later removed examples 2, 4, 5 and 6 from its main branch): one term, 9 of 12 -> 75%, $2,625 of the $3,500 Sub.",
     },
     description:
       "Transfer student with a one-term loan period in a two-term academic year: the per-term formula of 685.203(m)(1)(i) gives 9/12 = 75% of the full annual amount (warning: loan period shorter than the academic year). total_limit equals the subsidized amount to isolate the deck's Sub figure.",
@@ -224,9 +224,9 @@ export const WORKED_EXAMPLES: WorkedExample[] = [
   {
     id: 'FSA-3',
     source: {
-      url: 'https://github.com/tirath5u/project-sor/blob/main/src/lib/scenarios.ts',
+      url: 'https://github.com/tirath5u/project-sor/blob/43254b1e4d12cc75e18bcbd91fa7ecf194e0a928/src/lib/scenarios.ts',
       numbers:
-        "FSA 'Schedule of Reductions' Q&A deck (April 10, 2026), Example #3, as reproduced in the open-source project-sor repository (src/lib/scenarios.ts): 33/36 -> 92%, need-based $2,000 Sub -> $1,840, proportional $502 / $669 / $669.",
+        "FSA 'Schedule of Reductions' Q&A examples (April 2026; deck of April 10, 2026), Example #3, as relayed by the open-source project-sor repository at commit 43254b1e4d12cc75e18bcbd91fa7ecf194e0a928 (src/lib/scenarios.ts; the relayer later removed examples 2, 4, 5 and 6 from its main branch): 33/36 -> 92%, need-based $2,000 Sub -> $1,840, proportional $502 / $669 / $669.",
     },
     description:
       "Three terms Fall 9 / Spring 12 / Summer 12 of 12 each: 91.67% -> 92% applied to the student's need-based Sub eligibility ($2,000), not the $3,500 statutory maximum. total_limit isolates Sub.",
@@ -363,9 +363,9 @@ export const WORKED_EXAMPLES: WorkedExample[] = [
   {
     id: 'FSA-4',
     source: {
-      url: 'https://github.com/tirath5u/project-sor/blob/main/src/lib/scenarios.ts',
+      url: 'https://github.com/tirath5u/project-sor/blob/43254b1e4d12cc75e18bcbd91fa7ecf194e0a928/src/lib/scenarios.ts',
       numbers:
-        "FSA 'Schedule of Reductions' Q&A deck (April 10, 2026), Example #4, as reproduced in the open-source project-sor repository (src/lib/scenarios.ts): Fall drops 9 -> 6 after $502 was paid; 30/36 -> 83% -> $1,660; remaining $1,158 -> $579 + $579.",
+        "FSA 'Schedule of Reductions' Q&A examples (April 2026; deck of April 10, 2026), Example #4, as relayed by the open-source project-sor repository at commit 43254b1e4d12cc75e18bcbd91fa7ecf194e0a928 (src/lib/scenarios.ts; the relayer later removed examples 2, 4, 5 and 6 from its main branch): Fall drops 9 -> 6 after $502 was paid; 30/36 -> 83% -> $1,660; remaining $1,158 -> $579 + $579.",
     },
     description:
       "Recalculation after a disbursement: Fall (paid $502, final credits 6) is closed and keeps its payment; Spring and Summer share what is left and each carries an adjustment of -$90 against the baseline (the same year with Fall's 9 enrolled credits: 92% -> $1,840 - $502 = $1,338 -> $669 each), with adjustment_source_index 0.",
@@ -502,9 +502,9 @@ export const WORKED_EXAMPLES: WorkedExample[] = [
   {
     id: 'FSA-5',
     source: {
-      url: 'https://github.com/tirath5u/project-sor/blob/main/src/lib/scenarios.ts',
+      url: 'https://github.com/tirath5u/project-sor/blob/43254b1e4d12cc75e18bcbd91fa7ecf194e0a928/src/lib/scenarios.ts',
       numbers:
-        "FSA 'Schedule of Reductions' Q&A deck (April 10, 2026), Example #5, as reproduced in the open-source project-sor repository (src/lib/scenarios.ts): summer-header year 9 / 12 / 12 -> 92% -> $1,840, proportional $502 / $669 / $669.",
+        "FSA 'Schedule of Reductions' Q&A examples (April 2026; deck of April 10, 2026), Example #5, as relayed by the open-source project-sor repository at commit 43254b1e4d12cc75e18bcbd91fa7ecf194e0a928 (src/lib/scenarios.ts; the relayer later removed examples 2, 4, 5 and 6 from its main branch): summer-header year 9 / 12 / 12 -> 92% -> $1,840, proportional $502 / $669 / $669.",
     },
     description:
       'Borrower-based academic year that starts with a summer term: same arithmetic as FSA-3 with Summer first. total_limit isolates Sub.',
@@ -641,9 +641,9 @@ export const WORKED_EXAMPLES: WorkedExample[] = [
   {
     id: 'FSA-6',
     source: {
-      url: 'https://github.com/tirath5u/project-sor/blob/main/src/lib/scenarios.ts',
+      url: 'https://github.com/tirath5u/project-sor/blob/43254b1e4d12cc75e18bcbd91fa7ecf194e0a928/src/lib/scenarios.ts',
       numbers:
-        "FSA 'Schedule of Reductions' Q&A deck (April 10, 2026), Example #6, as reproduced in the open-source project-sor repository (src/lib/scenarios.ts): 21/24 = 87.5% -> 88%, $2,000 Sub -> $1,760, equal $880 + $880.",
+        "FSA 'Schedule of Reductions' Q&A examples (April 2026; deck of April 10, 2026), Example #6, as relayed by the open-source project-sor repository at commit 43254b1e4d12cc75e18bcbd91fa7ecf194e0a928 (src/lib/scenarios.ts; the relayer later removed examples 2, 4, 5 and 6 from its main branch): 21/24 = 87.5% -> 88%, $2,000 Sub -> $1,760, equal $880 + $880.",
     },
     description:
       'Two-term borrower-based year, Summer 9 + Fall 12: proves 87.5 rounds up to 88. total_limit isolates Sub.',
@@ -1685,6 +1685,165 @@ export const WORKED_EXAMPLES: WorkedExample[] = [
         subsidized: 3500,
         unsubsidized: 0,
         grad_plus: 0,
+      },
+    },
+  },
+  {
+    id: 'REF-FINAL-PERIOD-METRO',
+    source: {
+      url: 'https://www.metrostate.edu/student/course-info/course-info/financial-aid-helpful-information/loan-pro-ration-requirement',
+      numbers:
+        'Metropolitan State University (Minnesota), loan pro-ration page: an independent undergraduate who graduates after one term with 8 credits: 8/24 x $5,500 = $1,833 maximum subsidized, 8/24 x $7,000 = $2,333 maximum unsubsidized. rules.md 2.3 uses it as its published check.',
+    },
+    description:
+      "Final period of an undergraduate program shorter than an academic year (rules.md 2.3): independent senior, final fall, 8 of 12 full-time credits, academic_year_credits 24, subsidized_amount 5,500. 12 full-time credits < 24, so the statutory limits are prorated by 8/24 (S'max 1,833; C'max 1,833 + 2,333 = 4,166) and the less-than-full-time reduction is not applied on top: reduced_annual_pct 100, proportional not offered. The normal reduction would have given 67% (3,685 / 4,690).",
+    request: {
+      dependency_status: 'independent',
+      degree_level: 'undergraduate',
+      grade_level: 'third_year_and_beyond',
+      subsidized_amount: 5500,
+      final_period_of_program: true,
+      academic_year_credits: 24,
+      terms: [
+        {
+          label: 'Fall',
+          full_time_credits: 12,
+          credits_enrolled: 8,
+        },
+      ],
+    },
+    expected: {
+      annual_ft_credits: 12,
+      reduced_annual_pct: 100,
+      annual_basic_eligibility_sub: 1833,
+      annual_basic_eligibility_unsub: 2333,
+      annual_basic_eligibility_grad_plus: 0,
+      show_both_options: false,
+      terms: [
+        {
+          label: 'Fall',
+          enrollment_status: 'half_time',
+          enrollment_intensity_pct: 67,
+          disbursement_pct: 100,
+          adjustment_sub: 0,
+          adjustment_unsub: 0,
+          adjustment_grad_plus: 0,
+          adjustment_source_index: null,
+          credits_enrolled: 8,
+          full_time_credits: 12,
+          equal: {
+            subsidized: 1833,
+            unsubsidized: 2333,
+            grad_plus: 0,
+          },
+          proportional: null,
+          final_term_overdisbursement: false,
+        },
+      ],
+      total_equal: {
+        subsidized: 1833,
+        unsubsidized: 2333,
+        grad_plus: 0,
+      },
+      total_proportional: {
+        subsidized: 1833,
+        unsubsidized: 2333,
+        grad_plus: 0,
+      },
+    },
+  },
+  {
+    id: 'REF-GP-AFTER-REDUCTION',
+    source: {
+      url: 'https://github.com/tirath5u/project-sor/blob/d10939dd69bf164b9367f61890e2fa2d2c048c90/src/lib/sor.fixtures.ts',
+      numbers:
+        'project-sor fixture v19-007 (legacy graduate, cost of attendance $40,000 less $5,000 other aid, 9 + 5 of 18 -> 78%): the reduced unsubsidized amount ($15,990) sizes the Grad PLUS gap ($35,000 - $15,990 = $19,010) before one reduction; the fixture caps that gap at a requested $15,000 (-> $11,700), an input this service does not have, so the figures here are computed by rules.md 2.2: round($19,010 x 78%) = $14,828.',
+    },
+    description:
+      'Grad PLUS sized after the reduction (rules.md 2.2.3): legacy graduate, cost_of_attendance 35,000 (net of other aid), no total_limit, Fall 9 and Spring 5 of 9 full-time credits -> 14/18 = 77.78% -> 78%. Unsubsidized 20,500 -> 15,990; Grad PLUS = round((35,000 - 15,990) x 78%) = 14,828. The reading that sizes Grad PLUS before the reduction (35,000 - 20,500 = 14,500 -> 11,310) is not the rule.',
+    request: {
+      dependency_status: 'independent',
+      degree_level: 'graduate',
+      is_legacy_borrower: true,
+      academic_year_terms: 2,
+      cost_of_attendance: 35000,
+      terms: [
+        {
+          label: 'Fall',
+          full_time_credits: 9,
+          credits_enrolled: 9,
+        },
+        {
+          label: 'Spring',
+          full_time_credits: 9,
+          credits_enrolled: 5,
+        },
+      ],
+    },
+    expected: {
+      annual_ft_credits: 18,
+      reduced_annual_pct: 78,
+      annual_basic_eligibility_sub: 0,
+      annual_basic_eligibility_unsub: 15990,
+      annual_basic_eligibility_grad_plus: 14828,
+      show_both_options: true,
+      terms: [
+        {
+          label: 'Fall',
+          enrollment_status: 'full_time',
+          enrollment_intensity_pct: 100,
+          disbursement_pct: 64,
+          adjustment_sub: 0,
+          adjustment_unsub: 0,
+          adjustment_grad_plus: 0,
+          adjustment_source_index: null,
+          credits_enrolled: 9,
+          full_time_credits: 9,
+          equal: {
+            subsidized: 0,
+            unsubsidized: 7995,
+            grad_plus: 7414,
+          },
+          proportional: {
+            subsidized: 0,
+            unsubsidized: 10279,
+            grad_plus: 9532,
+          },
+          final_term_overdisbursement: false,
+        },
+        {
+          label: 'Spring',
+          enrollment_status: 'half_time',
+          enrollment_intensity_pct: 56,
+          disbursement_pct: 36,
+          adjustment_sub: 0,
+          adjustment_unsub: 0,
+          adjustment_grad_plus: 0,
+          adjustment_source_index: null,
+          credits_enrolled: 5,
+          full_time_credits: 9,
+          equal: {
+            subsidized: 0,
+            unsubsidized: 7995,
+            grad_plus: 7414,
+          },
+          proportional: {
+            subsidized: 0,
+            unsubsidized: 5711,
+            grad_plus: 5296,
+          },
+          final_term_overdisbursement: false,
+        },
+      ],
+      total_equal: {
+        subsidized: 0,
+        unsubsidized: 15990,
+        grad_plus: 14828,
+      },
+      total_proportional: {
+        subsidized: 0,
+        unsubsidized: 15990,
+        grad_plus: 14828,
       },
     },
   },

@@ -15,6 +15,7 @@ import {
 } from 'zod-openapi';
 import { z } from 'zod';
 import { calculate } from '../domain/calculate.ts';
+import { RULE_SET_ID } from '../domain/rule-set.ts';
 import type { CalculationResult } from '../domain/types.ts';
 import type { ErrorCode } from '../errors.ts';
 import {
@@ -57,27 +58,39 @@ export const LEGAL_BASIS = [
     '(NPRM 91 FR 4254, January 30, 2026).',
   'Institution-set program limit on Subsidized + Unsubsidized + PLUS: 34 CFR 685.203(m)(2); Dear Colleague Letter ' +
     'GEN-26-02 (the institutional limit is the starting point for the reduction).',
-  'Graduate $20,500 / professional $50,000 annual limits and the end of Grad PLUS for new borrowers: 34 CFR ' +
-    '685.203(b)(2)(iv), 685.200(b)(2).',
+  'Graduate $20,500 / professional $50,000 annual limits and the end of Grad PLUS for new borrowers: HEA ' +
+    '§455(a)(4) (20 U.S.C. 1087e(a)(4)) and the final rule’s amendatory text at 91 FR 23883 (the eCFR notes that ' +
+    'its amendment of 34 CFR 685.203(b)(2)(iv) "could not be completed", so the statute and the Federal Register ' +
+    'page are cited, not that CFR paragraph); 34 CFR 685.200(b)(2).',
   'Loans never exceed cost of attendance minus other aid: 34 CFR 685.203(j)(1).',
   'Unequal (proportional) disbursements only for students subject to the reduction: 34 CFR 685.303 as amended by ' +
     'the same final rule.',
-  'Worked examples: FSA "Schedule of Reductions" Q&A examples (April 2026) and the other published sources ' +
-    'listed with each example below.',
+  'Traditional proration of a final period of an undergraduate program shorter than an academic year: 34 CFR ' +
+    '685.203(a)(4)–(6), (d); FSA Handbook Vol. 8 ch. 5 ("Loan limit proration"). That the reduction is then not ' +
+    'applied on top rests on vendors relaying the Department (FSA vendor focus group of 2026-07-23, as ' +
+    'implemented by project-sor V56).',
+  'Below-half-time credits counted in the academic-year sum: the FSA vendor focus group of 2026-04-15 as relayed ' +
+    'by project-sor (`countLthtInAyPct`, "per 4/15 VFG"), not a published Electronic Announcement.',
+  'Worked examples: FSA "Schedule of Reductions" Q&A examples (April 2026) as relayed by project-sor at commit ' +
+    '43254b1e4d12cc75e18bcbd91fa7ecf194e0a928 (`src/lib/scenarios.ts`; the relayer later removed examples 2, 4, 5 ' +
+    'and 6, so they are cited at that commit), and the other published sources listed with each example below.',
+  'The COD field "Direct Loan Enrollment Intensity" (COD schema 5.0d, required on 2026-27 Direct Loan ' +
+    'disbursements): COD Technical Reference 2026-27, described by vendors as the student’s less-than-full-time ' +
+    'reduction percentage for the payment period.',
 ];
 
-/** rules.md §9: every reading taken where the sources disagree. */
+/** rules.md §9, row for row: every reading taken where the sources disagree. */
 export const READINGS: ReadonlyArray<{ question: string; other: string; choice: string }> = [
   {
     question: "Below-half-time credits in the year's sum",
     other: 'excluded (an older Department scenario)',
-    choice: 'counted (April 2026 guidance); the below-half-time term itself receives no money',
+    choice: 'counted (April 2026 guidance)',
   },
   { question: 'Proportional when there is no reduction', other: 'allowed (older scenarios)', choice: 'not offered' },
   {
     question: 'Single-term loan period',
     other: 'halve the annual amount first; multiply by 1/terms',
-    choice: 'per-term formula on the full annual amount (FSA example 2); one term, 9 of 12 → 75% of the annual amount',
+    choice: 'per-term formula on the full annual amount (FSA example 2)',
   },
   {
     question: 'Remainder dollars',
@@ -92,17 +105,35 @@ export const READINGS: ReadonlyArray<{ question: string; other: string; choice: 
   {
     question: 'Reduction base',
     other: 'statutory maximum, then cap by need',
-    choice: "the student's eligibility (FSA example 3); a need-limited $2,000 subsidized becomes $1,840 at 92%",
+    choice: "the student's eligibility (FSA example 3)",
   },
   {
     question: 'Legacy borrowers',
     other: 'exempt',
-    choice: "reduced like everyone (the statute's exception list omits this paragraph); a warning says so",
+    choice: "reduced like everyone (the statute's exception list omits this paragraph)",
   },
   {
     question: 'What `total_limit` covers',
     other: 'Sub + Unsub only',
     choice: 'Sub + Unsub + Grad PLUS, as (m)(2) says; a warning when it squeezes Grad PLUS',
+  },
+  {
+    question: 'Grad PLUS base',
+    other: 'the gap before the reduction of Sub/Unsub',
+    choice: 'the gap after it (COA − the reduced Sub and Unsub), then reduced once (Oracle SFP, project-sor)',
+  },
+  {
+    question: 'Final period of an undergraduate program shorter than an academic year',
+    other: 'reduction only; or proration and reduction',
+    choice:
+      'traditional proration only, reduction not applied on top (§2.3; vendors relaying the Department, 2026-07-23)',
+  },
+  {
+    question: 'Single-term loan period',
+    other: '— (see the row above: per-term formula on the full annual amount)',
+    choice:
+      'project-sor V56 halves the annual amount first, citing an unpublished July 2026 focus group; this service ' +
+      "keeps FSA example 2 and Oracle SFP's reading until published guidance says otherwise",
   },
   {
     question: 'Proportional with one eligible term',
@@ -115,11 +146,7 @@ export const READINGS: ReadonlyArray<{ question: string; other: string; choice: 
     choice: 'a payment; final credits alone only replace the credits',
   },
   { question: 'Parent PLUS', other: '—', choice: 'never reduced, not in scope' },
-  {
-    question: 'Non-term and clock-hour programs',
-    other: '—',
-    choice: 'out of scope: this service calculates term-based programs only',
-  },
+  { question: 'Non-term and clock-hour programs', other: '—', choice: 'out of scope: say so in the docs' },
 ];
 
 const readingsTable = [
@@ -136,6 +163,14 @@ const SMALLER_CHOICES = [
   'plus_denied for a graduate or professional student is warned for legacy and non-legacy students alike.',
   'The cost-of-attendance cap binds (and warns) only when it actually lowers an amount; deriving legacy Grad PLUS ' +
     'from the cost of attendance is not a binding cap.',
+  'The total_limit ceiling on the Grad PLUS base is total_limit minus the subsidized and unsubsidized starting ' +
+    'amounts after both caps (total_limit, then cost of attendance) have lowered them; a warning says when it binds.',
+  'Under the final-period proration (§2.3) the "loan period shorter than the academic year" sentence of ' +
+    'academic_year_terms is not given (the proration sentence says so instead), and the baseline of a ' +
+    'recalculation prorates the limits with credits_enrolled, so adjustments show the effect of the credit change ' +
+    'on the prorated limits.',
+  'academic_year_credits sent without final_period_of_program (undergraduate) is ignored with a warning; for a ' +
+    'graduate or professional student, either field is ignored with one warning.',
   'Cents in starting amounts are kept exactly; only the reduced annual amounts are rounded to whole dollars.',
   'At 100% the reason given for not offering the proportional option is "no reduction", even when fewer than two ' +
     'terms are eligible.',
@@ -158,20 +193,35 @@ export const ROUNDING_RULES = [
 
 const CALCULATION_STEPS = [
   '1. **Starting amounts** (award year 2026-27 statutory limits). `sub_base = min(subsidized_amount, statutory ' +
-    'subsidized maximum)` (0 for graduate and professional students, with a warning if subsidized_amount > 0); ' +
-    '`unsub_base = combined maximum − sub_base`; `grad_plus_base` only for legacy (interim-exception) graduate and ' +
-    'professional borrowers without plus_denied: `max(0, cost_of_attendance − sub_base − unsub_base)` (0 with a ' +
-    'warning when cost_of_attendance is null). total_limit (34 CFR 685.203(m)(2)) and then cost_of_attendance ' +
-    '(34 CFR 685.203(j)(1), taken as already net of other aid) cap the sum of the three bases, lowering Grad PLUS, ' +
-    'then unsubsidized, then subsidized. Each binding cap adds a warning.',
+    'subsidized maximum)` (0 for graduate and professional students, with a warning if subsidized_amount > 0; an ' +
+    'undergraduate request without subsidized_amount is 0 with a warning that no subsidized eligibility was ' +
+    'assumed); `unsub_base = combined maximum − sub_base`. total_limit (34 CFR 685.203(m)(2)) and then ' +
+    'cost_of_attendance (34 CFR 685.203(j)(1), taken as already net of other aid) cap `sub_base + unsub_base`, ' +
+    'lowering unsubsidized, then subsidized. Each binding cap adds a warning.',
+  '1a. **Final period of an undergraduate program** (`final_period_of_program`, rules §2.3; 34 CFR ' +
+    '685.203(a)(4)–(6), (d)): when Σ full_time_credits < academic_year_credits, the statutory limits are first ' +
+    'prorated by `fraction = min(1, Σ credits(t) ÷ academic_year_credits)`: `S′ = round_half_up(S_max × ' +
+    'fraction)`, `C′ = S′ + round_half_up((C_max − S_max) × fraction)`, then step 1 applies to them, and the ' +
+    'reduction is **not** applied on top (reduced_annual_pct 100, proportional not offered). Metro State: 8 of 24 ' +
+    'credits → 1,833 subsidized / 2,333 unsubsidized. When the period is not shorter than an academic year, the ' +
+    'normal reduction applies with a warning; for graduate and professional students the flag is ignored with a ' +
+    'warning.',
   '2. **Academic-year percentage**. `credits(t)` is actual_final_credits when present, else credits_enrolled. ' +
     '`annual_ft_credits = Σ full_time_credits`; `reduced_annual_pct = min(100, round_half_up(100 × Σ credits(t) ÷ ' +
     'annual_ft_credits))`. Over-loaded terms count in full; only the total is capped. When academic_year_terms is ' +
     'larger than the number of terms sent, the loan period is shorter than the academic year: the same formula ' +
     'applies to the supplied terms (warning).',
   '3. **Annual amounts**: `annual_basic_eligibility_X = round_half_up(X_base × reduced_annual_pct ÷ 100)` for ' +
-    'subsidized, unsubsidized and Grad PLUS separately.',
-  '4. **Terms**: `enrollment_intensity_pct` (the Direct Loan Enrollment Intensity reported to COD) = ' +
+    'subsidized and unsubsidized separately. **Grad PLUS** (legacy, interim-exception graduate and professional ' +
+    'borrowers without plus_denied) is sized after that reduction: `grad_plus_base = max(0, cost_of_attendance − ' +
+    'annual_basic_eligibility_sub − annual_basic_eligibility_unsub)`, at most `total_limit − sub_base − ' +
+    'unsub_base` when total_limit is given (warning when that binds), then reduced once: ' +
+    '`min(round_half_up(grad_plus_base × reduced_annual_pct ÷ 100), floor(grad_plus_base))`, so the reduced ' +
+    'loans plus Grad PLUS never exceed the cost of attendance (Oracle SFP, project-sor). Legacy graduate, cost of ' +
+    'attendance 35,000, 14 of 18 credits → 78%: unsubsidized 15,990, Grad PLUS round(19,010 × 78%) = 14,828. ' +
+    'Grad PLUS is 0 with a warning when cost_of_attendance is null, plus_denied is true, or the borrower is not ' +
+    'legacy (then only when cost_of_attendance is given).',
+  '4. **Terms**: `enrollment_intensity_pct` (the term’s own credit ratio; see "COD" below) = ' +
     '`min(100, round_half_up(100 × credits(t) ÷ full_time_credits))`. A term is eligible when `credits(t) ≥ ' +
     'full_time_credits ÷ 2` (exact ratio: 5.99 of 12 is below half time). An ineligible open term gets 0 with a ' +
     'warning.',
@@ -188,6 +238,14 @@ const CALCULATION_STEPS = [
     'final_term_overdisbursement flags a closed last term whose payments exceed the revised annual amount: no ' +
     'reduction is required for a drop after the final disbursement; the school may choose to return the excess.',
 ].join('\n');
+
+/** rules.md §8a: enrollment_intensity_pct is not necessarily COD's "Direct Loan Enrollment Intensity". */
+export const COD_NOTE =
+  '`enrollment_intensity_pct` is the term’s own credit ratio (credits ÷ full-time credits). It is **not** ' +
+  'necessarily the value of COD’s "Direct Loan Enrollment Intensity" field (COD schema 5.0d), which vendors ' +
+  'describe as the student’s reduction percentage for the payment period: on this service’s reading that is ' +
+  '`reduced_annual_pct` of the calculation in force when that disbursement is made. Do not map ' +
+  'enrollment_intensity_pct to COD’s field.';
 
 function inputRules(maxBodyBytes: number): string {
   return [
@@ -206,9 +264,14 @@ function inputRules(maxBodyBytes: number): string {
       `negative (\`"-0"\` is 0), credits at most ${fmt(MAX_CREDITS)}, money at most ${fmt(MAX_MONEY)}; ` +
       'full_time_credits and total_limit must be greater than 0. A JSON number is read as the shortest decimal that ' +
       'identifies it (every in-bounds value round-trips exactly); send decimal strings for full control.',
-    '- academic_year_terms is an integer value 2 to 4 or null (3 and 3.0 are the same JSON number). Booleans are ' +
-      'JSON booleans. null is accepted only for grade_level, academic_year_terms, cost_of_attendance, total_limit ' +
+    '- academic_year_terms is an integer value 2 to 4 or null (3 and 3.0 are the same JSON number). Booleans ' +
+      '(is_legacy_borrower, plus_denied, final_period_of_program) are JSON booleans, not nullable. null is ' +
+      'accepted only for grade_level, academic_year_terms, cost_of_attendance, total_limit, academic_year_credits ' +
       'and the optional term fields.',
+    '- academic_year_credits (credit bounds: > 0, at most ' +
+      `${fmt(MAX_CREDITS)}) is required when final_period_of_program is true for an undergraduate (422 at ` +
+      '`academic_year_credits`); final_period_of_program on a graduate or professional student is ignored with a ' +
+      'warning. These two fields are additions to the interface’s CalculationRequest.',
     '- 400 invalid_json: the body is not UTF-8, not JSON, or not a JSON object. Duplicate keys: the last ' +
       'occurrence wins (JSON.parse semantics). A `__proto__` or `constructor` key is an unknown field (422).',
     '- 415 unsupported_media_type: a content type other than application/json or application/*+json (a charset, ' +
@@ -224,9 +287,11 @@ function calculateDescription(maxBodyBytes: number): string {
   return [
     'Calculates the prorated (less-than-full-time) federal Direct Loan limits of one student for each term: the ' +
       '**Schedule of Reductions (SOR)** of 34 CFR 685.203(m)(1) (RISE final rule, 91 FR 23768, effective July 1, ' +
-      '2026), implementing HEA §455(a) as amended by Pub. L. 119-21 §81001. The per-term ' +
-      '`enrollment_intensity_pct` is the **Direct Loan Enrollment Intensity** reported to COD. The answer is ' +
-      'deterministic: the same request gives the same bytes.',
+      '2026), implementing HEA §455(a) as amended by Pub. L. 119-21 §81001. The answer is deterministic: the same ' +
+      `request gives the same bytes. Rule set \`${RULE_SET_ID}\` (response header \`X-Rule-Set\`).`,
+    '',
+    '### COD: which field is the Direct Loan Enrollment Intensity',
+    COD_NOTE,
     '',
     '### How the amounts are computed',
     CALCULATION_STEPS,
@@ -265,8 +330,14 @@ const BULK_COLUMN_MAPPING: Readonly<Record<InputColumn, string>> = {
   cost_of_attendance: 'CalculationRequest.cost_of_attendance (empty = null)',
   is_legacy_borrower: 'CalculationRequest.is_legacy_borrower (true/false, yes/no, 1/0; empty = false)',
   plus_denied: 'CalculationRequest.plus_denied (true/false, yes/no, 1/0; empty = false)',
-  subsidized_amount: 'CalculationRequest.subsidized_amount (empty = "0")',
+  subsidized_amount:
+    'CalculationRequest.subsidized_amount (no column or empty = left out: 0, with the warning that no subsidized ' +
+    'eligibility was assumed for an undergraduate)',
   total_limit: 'CalculationRequest.total_limit (empty = null)',
+  final_period_of_program: 'CalculationRequest.final_period_of_program (true/false, yes/no, 1/0; empty = false)',
+  academic_year_credits:
+    'CalculationRequest.academic_year_credits (empty = null; required when final_period_of_program is true for an ' +
+    'undergraduate)',
 };
 
 const TERM_LEVEL: ReadonlySet<string> = new Set(TERM_COLUMNS);
@@ -333,6 +404,13 @@ function infoDescription(maxBodyBytes: number): string {
     'Prorated federal Direct Loan annual limits for students enrolled less than full time: the **Schedule of ' +
       'Reductions (SOR)** (**Direct Loan Enrollment Intensity** per payment period), 34 CFR 685.203(m), for award ' +
       'year 2026-27.',
+    '',
+    `Rule set: \`${RULE_SET_ID}\` (also \`info.x-rule-set\`). The identifier of the calculation rules and readings ` +
+      'this service applies, bumped whenever a rule or reading changes. Every calculation response (POST ' +
+      '/v1/calculate, POST /v1/calculate/bulk in CSV or NDJSON, and the /v1/jobs endpoints) names it in the ' +
+      '`X-Rule-Set` response header, so each figure can be traced to the rules that made it.',
+    '',
+    COD_NOTE,
     '',
     '### Legal basis',
     LEGAL_BASIS.map((l) => `- ${l}`).join('\n'),
@@ -478,6 +556,17 @@ const RequestIdHeader = z.string().meta({
 
 const responseHeaders = z.object({ 'X-Request-Id': RequestIdHeader });
 
+const RuleSetHeader = z.string().meta({
+  description:
+    'The rule set that made this calculation (rules and readings of the Schedule of Reductions, bumped whenever ' +
+    'one changes). On every response of the calculation paths.',
+  example: RULE_SET_ID,
+  header: { id: 'X-Rule-Set' },
+});
+
+/** Headers of a calculation response (rules.md §8a). */
+const calculationHeaders = responseHeaders.extend({ 'X-Rule-Set': RuleSetHeader });
+
 const RequestIdParam = z
   .string()
   .optional()
@@ -553,7 +642,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
         responses: {
           '200': {
             description: 'The calculation result.',
-            headers: responseHeaders,
+            headers: calculationHeaders,
             content: { 'application/json': { schema: CalculationResultSchema, examples: responseExamples() } },
           },
           '400': errorResponse('The body is not UTF-8, not JSON, or not a JSON object (code invalid_json).', {
@@ -620,7 +709,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
         responses: {
           '200': {
             description: 'One output row per input row (text/csv) or one BulkResult per student (NDJSON).',
-            headers: responseHeaders.extend({
+            headers: calculationHeaders.extend({
               'X-Bulk-Runner': z.enum(['inline', 'pool', 'queue']).meta({
                 description:
                   'Where the file ran: inline (small files), the worker-thread pool, or the queue workers. ' +
@@ -743,6 +832,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       title: 'Prorated Federal Loan Limit Calculation Service',
       version: API_VERSION,
       description: infoDescription(limits.maxBodyBytes),
+      'x-rule-set': RULE_SET_ID,
     },
     servers: [
       {

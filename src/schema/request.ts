@@ -170,8 +170,9 @@ export const CalculationRequestSchema = z
         }),
       cost_of_attendance: decimalField(
         MONEY,
-        'Cost of attendance already net of other aid (34 CFR 685.203(j)); caps the sum of the loans for every ' +
-          'student and is the Grad PLUS ceiling for legacy graduate/professional borrowers.',
+        'Cost of attendance already net of other aid (34 CFR 685.203(j)); caps Subsidized + Unsubsidized for every ' +
+          'student. For legacy graduate/professional borrowers Grad PLUS is sized from it after the reduction: ' +
+          'cost_of_attendance minus the reduced Subsidized and Unsubsidized amounts, then reduced once.',
       )
         .nullable()
         .default(null),
@@ -194,12 +195,38 @@ export const CalculationRequestSchema = z
       subsidized_amount: decimalField(
         MONEY,
         'The student’s need-based Direct Subsidized eligibility before the reduction; capped at the statutory ' +
-          'subsidized maximum. Default "0" (no subsidized eligibility). Null is not allowed.',
-      ).default('0'),
+          'subsidized maximum. When left out it is 0 (no subsidized eligibility: the whole combined limit is ' +
+          'unsubsidized) and an undergraduate’s result warns that no subsidized eligibility was assumed; send 0 ' +
+          'for a student without need. Null is not allowed.',
+      )
+        .optional()
+        // Absent stays distinguishable from an explicit 0 (rules.md §7): the domain reads null as "not given".
+        .transform((value) => value ?? null),
       total_limit: decimalField(
         MONEY_POSITIVE,
         'Institution-set program limit on Subsidized + Unsubsidized + Grad PLUS (34 CFR 685.203(m)(2)), or any ' +
-          'lower limit the school applies; the starting point of the reduction when it binds.',
+          'lower limit the school applies; the starting point of the reduction when it binds. It caps Subsidized ' +
+          '+ Unsubsidized, and Grad PLUS at what is left of it.',
+      )
+        .nullable()
+        .default(null),
+      final_period_of_program: z
+        .boolean({ error: expected('a boolean (true or false)') })
+        .default(false)
+        .meta({
+          description:
+            'The loan period is the final period of an undergraduate program (rules.md §2.3). When it is also ' +
+            'shorter than an academic year (Σ full_time_credits < academic_year_credits), the statutory limits are ' +
+            'prorated by credits ÷ academic_year_credits (34 CFR 685.203(a)(4)–(6), (d)) and the ' +
+            'less-than-full-time reduction is not applied on top (reduced_annual_pct 100). Otherwise the normal ' +
+            'reduction applies, with a warning. Ignored with a warning for graduate and professional students. ' +
+            'Not nullable.',
+        }),
+      academic_year_credits: decimalField(
+        CREDITS_POSITIVE,
+        'Credits in the school’s academic-year definition (e.g. 24 or 36), for final_period_of_program. Required ' +
+          '(non-null) when final_period_of_program is true for an undergraduate; otherwise it may be null or ' +
+          'left out (a value given is still validated).',
       )
         .nullable()
         .default(null),
@@ -211,7 +238,8 @@ export const CalculationRequestSchema = z
     description:
       'One student. Unknown fields are rejected (a typo such as plus_denid is a 422, never silently ignored). ' +
       'Cross-field rules: 1 to 4 terms; no more terms than academic_year_terms; grade_level required for ' +
-      'undergraduates. Duplicate keys in the JSON text: the last occurrence wins.',
+      'undergraduates; academic_year_credits required when final_period_of_program is true for an ' +
+      'undergraduate. Duplicate keys in the JSON text: the last occurrence wins.',
   });
 
 export type CalculationRequestInput = z.input<typeof CalculationRequestSchema>;
@@ -284,7 +312,10 @@ function issuesToFieldErrors(issues: readonly z.core.$ZodIssue[]): FieldError[] 
   return errors;
 }
 
-/** The rules a per-field schema cannot see: term count, academic_year_terms, grade_level for undergraduates. */
+/**
+ * The rules a per-field schema cannot see: term count, academic_year_terms, grade_level for undergraduates,
+ * academic_year_credits for an undergraduate's final period (rules.md §2.3, §8).
+ */
 function crossFieldErrors(body: Record<string, unknown>, terms: unknown, errors: FieldError[]): void {
   if (Array.isArray(terms)) {
     const ayt = own(body, 'academic_year_terms');
@@ -303,6 +334,20 @@ function crossFieldErrors(body: Record<string, unknown>, terms: unknown, errors:
     errors.push({
       field: 'grade_level',
       message: `is required for an undergraduate (${oneOf(GRADE_LEVELS)})`,
+    });
+  }
+
+  const yearCredits = own(body, 'academic_year_credits');
+  if (
+    own(body, 'final_period_of_program') === true &&
+    (degree === undefined || degree === 'undergraduate') &&
+    (yearCredits === undefined || yearCredits === null)
+  ) {
+    errors.push({
+      field: 'academic_year_credits',
+      message:
+        'is required when final_period_of_program is true for an undergraduate (the credits in the school’s ' +
+        'academic year, e.g. 24)',
     });
   }
 }

@@ -39,7 +39,10 @@ export const TermResultSchema = z
         '≥ 1 full_time; ≥ 0.75 three_quarter_time; ≥ 0.5 half_time; > 0 less_than_half_time; 0 not_enrolled.',
     }),
     enrollment_intensity_pct: percent(
-      'Direct Loan Enrollment Intensity reported to COD: min(100, round half up(100 × credits ÷ full_time_credits)).',
+      'The term’s own credit ratio: min(100, round half up(100 × credits ÷ full_time_credits)). Not necessarily ' +
+        'COD’s "Direct Loan Enrollment Intensity" field, which vendors describe as the student’s reduction ' +
+        'percentage for the payment period: on this service’s reading, reduced_annual_pct of the calculation in ' +
+        'force when that disbursement is made.',
     ),
     disbursement_pct: percent(
       'Share of the annual amount scheduled for this term: round half up(100 × weight ÷ Σ weights) over the ' +
@@ -90,11 +93,18 @@ export const CalculationResultSchema = z
       .gt(0)
       .meta({ description: 'Σ full_time_credits over the request’s terms, as a normalised JSON number.' }),
     reduced_annual_pct: percent(
-      'min(100, round half up(100 × Σ credits ÷ annual_ft_credits)): the Schedule of Reductions percentage.',
+      'min(100, round half up(100 × Σ credits ÷ annual_ft_credits)): the Schedule of Reductions percentage; 100 ' +
+        'under the final-period proration (rules §2.3), which replaces the reduction. On this service’s reading, ' +
+        'the value for COD’s "Direct Loan Enrollment Intensity" at a disbursement is this percentage of the ' +
+        'calculation in force then.',
     ),
     annual_basic_eligibility_sub: wholeDollars('round half up(subsidized base × reduced_annual_pct ÷ 100).'),
     annual_basic_eligibility_unsub: wholeDollars('round half up(unsubsidized base × reduced_annual_pct ÷ 100).'),
-    annual_basic_eligibility_grad_plus: wholeDollars('round half up(Grad PLUS base × reduced_annual_pct ÷ 100).'),
+    annual_basic_eligibility_grad_plus: wholeDollars(
+      'Grad PLUS sized after the reduction: min(round half up(Grad PLUS base × reduced_annual_pct ÷ 100), ' +
+        'floor(Grad PLUS base)), where Grad PLUS base = max(0, cost_of_attendance − the reduced subsidized and ' +
+        'unsubsidized amounts), at most total_limit − the subsidized and unsubsidized starting amounts.',
+    ),
     show_both_options: z.boolean().meta({
       description: 'True when reduced_annual_pct < 100 and at least two terms (open or closed) are eligible.',
     }),

@@ -23,8 +23,8 @@ describe('worked examples', () => {
     expect({ about: EXAMPLES_ABOUT, examples: WORKED_EXAMPLES, invalid: INVALID_EXAMPLES }).toEqual(spec);
   });
 
-  it('has the 15 worked and 6 invalid examples', () => {
-    expect(WORKED_EXAMPLES).toHaveLength(15);
+  it('has the 17 worked and 6 invalid examples', () => {
+    expect(WORKED_EXAMPLES).toHaveLength(17);
     expect(INVALID_EXAMPLES).toHaveLength(6);
   });
 

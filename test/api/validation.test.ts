@@ -521,3 +521,85 @@ describe('§8 every offending field is reported', () => {
     expect(json.message).toBe('The request has 12 invalid fields.');
   });
 });
+
+describe('§8 final_period_of_program and academic_year_credits (rules.md §2.3)', () => {
+  it('academic_year_credits is required for an undergraduate final period → 422 at academic_year_credits', async () => {
+    for (const academicYearCredits of [undefined, null]) {
+      const json = await expectRejected(
+        req((r) => {
+          r.final_period_of_program = true;
+          if (academicYearCredits === null) r.academic_year_credits = null;
+        }),
+        ['academic_year_credits'],
+      );
+      expect(fieldPaths(json)).toEqual(['academic_year_credits']);
+    }
+  });
+
+  it.each([0, '0', -1, 1000.5, '1e3', ' 24', 'x', true, 1.1234567])(
+    'academic_year_credits %j is rejected, even where it would be ignored',
+    async (v) => {
+      await expectRejected(
+        req((r) => {
+          r.final_period_of_program = true;
+          r.academic_year_credits = v;
+        }),
+        ['academic_year_credits'],
+      );
+      await expectRejected(
+        req((r) => {
+          r.academic_year_credits = v;
+        }),
+        ['academic_year_credits'],
+      );
+    },
+  );
+
+  it.each([null, 'true', 1, 'yes'])('final_period_of_program %j is not a boolean → 422', async (v) => {
+    await expectRejected(
+      req((r) => {
+        r.final_period_of_program = v;
+        r.academic_year_credits = 24;
+      }),
+      ['final_period_of_program'],
+    );
+  });
+
+  it('accepted: the flag with academic_year_credits as a number or a string; a graduate needs neither', async () => {
+    for (const ayc of [24, '24.0', 1000]) {
+      await expectAccepted(
+        req((r) => {
+          r.final_period_of_program = true;
+          r.academic_year_credits = ayc;
+        }),
+      );
+    }
+    const res = await expectAccepted(
+      req((r) => {
+        r.degree_level = 'graduate';
+        r.grade_level = null;
+        r.subsidized_amount = 0;
+        r.final_period_of_program = true;
+      }),
+    );
+    expect((res.json as { warnings: string[] }).warnings.join(' ')).toMatch(/final_period_of_program .*ignored/);
+  });
+
+  it('subsidized_amount: null is rejected; absent is accepted with the warning, 0 without it', async () => {
+    await expectRejected(
+      req((r) => {
+        r.subsidized_amount = null;
+      }),
+      ['subsidized_amount'],
+    );
+    const absent = await expectAccepted(req((r) => delete r.subsidized_amount));
+    const zero = await expectAccepted(
+      req((r) => {
+        r.subsidized_amount = 0;
+      }),
+    );
+    const warned = (res: { json: unknown }) =>
+      (res.json as { warnings: string[] }).warnings.some((w) => w.includes('no subsidized eligibility was assumed'));
+    expect([warned(absent), warned(zero)]).toEqual([true, false]);
+  });
+});

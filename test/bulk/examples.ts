@@ -3,7 +3,7 @@
  * example's expected result. Expected values come from examples.json, never from the code.
  */
 import { expect } from 'vitest';
-import { WORKED_EXAMPLES, type WorkedExample } from '../../src/schema/examples.ts';
+import { INVALID_EXAMPLES, WORKED_EXAMPLES, type WorkedExample } from '../../src/schema/examples.ts';
 import { HEADER, type OutputRow } from './helpers.ts';
 
 export type Example = WorkedExample;
@@ -17,17 +17,23 @@ function cell(value: unknown): string {
   return String(value);
 }
 
+/** The bulk header plus the rules.md §2.3 student-level columns (the final-period examples need them). */
+export const EXAMPLES_HEADER = `${HEADER},final_period_of_program,academic_year_credits`;
+
 /** One CSV row per term of each example, student_id = example id; student-level values on every row. */
-export function examplesCsv(examples: Example[] = EXAMPLES, eol = '\n'): string {
-  const columns = HEADER.split(',');
-  const lines = [HEADER];
+export function examplesCsv(
+  examples: readonly { id: string; request: { terms: readonly object[] } }[] = EXAMPLES,
+  eol = '\n',
+): string {
+  const columns = EXAMPLES_HEADER.split(',');
+  const lines = [EXAMPLES_HEADER];
   for (const ex of examples) {
     for (const term of ex.request.terms) {
       lines.push(
         columns
           .map((c) => {
             if (c === 'student_id') return ex.id;
-            if (c === 'term_label') return cell(term.label);
+            if (c === 'term_label') return cell((term as Record<string, unknown>).label);
             if (c in term) return cell((term as Record<string, unknown>)[c]);
             return cell((ex.request as Record<string, unknown>)[c]);
           })
@@ -37,6 +43,19 @@ export function examplesCsv(examples: Example[] = EXAMPLES, eol = '\n'): string 
   }
   return lines.join(eol) + eol;
 }
+
+/**
+ * The invalid examples that a CSV file can express (INV-03's unknown field is an unknown column, which rejects
+ * the whole file instead), with the CSV column each expected field path names: `terms[i].x` → column x on row i,
+ * `terms` → student_id (the count error), any other path → the column of the same name.
+ */
+export const CSV_INVALID_EXAMPLES = INVALID_EXAMPLES.filter((e) => e.id !== 'INV-03').map((e) => ({
+  ...e,
+  request: e.request as { terms: readonly object[] },
+  expected_columns: e.expected_field_paths.map((path) =>
+    path === 'terms' ? 'student_id' : path.replace(/^terms\[\d+\]\./, '').replace(/^label$/, 'term_label'),
+  ),
+}));
 
 /** Checks the output rows of one student (CSV, parsed) against an example's expected numbers. */
 export function expectRowsMatchExample(rows: OutputRow[], ex: Example): void {

@@ -27,6 +27,7 @@ const fullTime = fc.integer({ min: 10, max: 200 }).map((n) => scaled(n, 1)); // 
 const money = fc.integer({ min: 0, max: 10_000_000 }).map((n) => scaled(n, 2)); // $0–$100,000.00
 const smallMoney = fc.integer({ min: 0, max: 400_000 }).map((n) => scaled(n, 2)); // $0–$4,000.00
 const positiveMoney = fc.integer({ min: 1, max: 10_000_000 }).map((n) => scaled(n, 2));
+const academicYearCredits = fc.integer({ min: 10, max: 800 }).map((n) => scaled(n, 1)); // 1–80, 1 decimal
 const prior = fc.option(fc.oneof(fc.constant('0'), smallMoney, money), { nil: null, freq: 2 });
 
 const termArb: fc.Arbitrary<TermInput> = fc.record({
@@ -49,8 +50,10 @@ const inputArb: fc.Arbitrary<CalculationInput> = fc
     cost_of_attendance: fc.option(money, { nil: null }),
     is_legacy_borrower: fc.boolean(),
     plus_denied: fc.boolean(),
-    subsidized_amount: fc.oneof(money, smallMoney),
+    subsidized_amount: fc.option(fc.oneof(money, smallMoney), { nil: null, freq: 4 }),
     total_limit: fc.option(positiveMoney, { nil: null }),
+    final_period_of_program: fc.boolean(),
+    academic_year_credits: fc.option(academicYearCredits, { nil: null, freq: 3 }),
     terms: fc.array(termArb, { minLength: 1, maxLength: 4 }),
   })
   .map((r) => {
@@ -66,6 +69,10 @@ const inputArb: fc.Arbitrary<CalculationInput> = fc
       plus_denied: r.plus_denied,
       subsidized_amount: r.subsidized_amount,
       total_limit: r.total_limit,
+      final_period_of_program: r.final_period_of_program,
+      // Required (rules.md §8) for an undergraduate's final period: the schema would reject null there.
+      academic_year_credits:
+        r.academic_year_credits ?? (r.final_period_of_program && r.degree_level === 'undergraduate' ? '24' : null),
       terms: r.terms,
     };
   });
@@ -230,8 +237,9 @@ describe('properties of calculate()', () => {
         const variant: CalculationInput = {
           ...input,
           cost_of_attendance: pad(input.cost_of_attendance, zeros),
-          subsidized_amount: padded(input.subsidized_amount, zeros),
+          subsidized_amount: pad(input.subsidized_amount, zeros),
           total_limit: pad(input.total_limit, zeros),
+          academic_year_credits: pad(input.academic_year_credits, zeros),
           terms: input.terms.map((t) => ({
             label: t.label,
             full_time_credits: padded(t.full_time_credits, zeros),
@@ -283,6 +291,101 @@ describe('properties of calculate()', () => {
           expect([t.adjustment_sub, t.adjustment_unsub, t.adjustment_grad_plus]).toEqual([0, 0, 0]);
           expect(t.adjustment_source_index).toBeNull();
         }
+      }),
+      RUNS,
+    );
+  });
+});
+
+/** Whole dollars for cost_of_attendance and subsidized_amount (cents are dropped). */
+const wholeDollar = (value: string | null) => (value === null ? null : value.split('.')[0]!);
+
+/** rules.md §2.1 for undergraduates, written out here (not read from src/domain/limits.ts): [S_max, C_max]. */
+const UNDERGRADUATE_LIMITS = {
+  dependent: { first_year: [3500, 5500], second_year: [4500, 6500], third_year_and_beyond: [5500, 7500] },
+  independent: { first_year: [3500, 9500], second_year: [4500, 10500], third_year_and_beyond: [5500, 12500] },
+} as const;
+
+/** Undergraduates in the final period of the program, shorter than an academic year (rules.md §2.3 applies). */
+const finalPeriodArb: fc.Arbitrary<CalculationInput> = fc
+  .tuple(
+    inputArb,
+    fc.integer({ min: 1, max: 400 }),
+    fc.constantFrom('first_year', 'second_year', 'third_year_and_beyond'),
+  )
+  .map(([input, extraTenths, grade]) => {
+    const fullTime = input.terms.reduce((a, t) => a.plus(t.full_time_credits), new Dec(0));
+    return {
+      ...input,
+      degree_level: 'undergraduate',
+      grade_level: grade,
+      final_period_of_program: true,
+      academic_year_credits: fullTime.plus(new Dec(extraTenths).dividedBy(10)).toFixed(),
+    };
+  });
+
+describe('properties of the 2026-27.2 rules (Grad PLUS after the reduction, §2.3 final period)', () => {
+  it('Σ reduced annual amounts (sub + unsub + Grad PLUS) never exceed the cost of attendance', () => {
+    // Whole-dollar cost of attendance and subsidized_amount: with cents, rules.md §3 rounds a base of x.50 up,
+    // so a cents-only excess over a cents cost of attendance follows from the rules themselves.
+    fc.assert(
+      fc.property(fc.oneof(inputArb, finalPeriodArb), (generated) => {
+        const input: CalculationInput = {
+          ...generated,
+          cost_of_attendance: wholeDollar(generated.cost_of_attendance),
+          subsidized_amount: wholeDollar(generated.subsidized_amount),
+        };
+        fc.pre(input.cost_of_attendance !== null);
+        const r = calculate(input);
+        const sum =
+          r.annual_basic_eligibility_sub + r.annual_basic_eligibility_unsub + r.annual_basic_eligibility_grad_plus;
+        expect(sum).toBeLessThanOrEqual(Number(input.cost_of_attendance));
+      }),
+      RUNS,
+    );
+  });
+
+  it("a final-period student's amounts never exceed the prorated limits, and the reduction is not applied", () => {
+    fc.assert(
+      fc.property(finalPeriodArb, (input) => {
+        const r = calculate(input);
+        const dependency = input.dependency_status === 'independent' || input.plus_denied ? 'independent' : 'dependent';
+        const [sMax, cMax] = UNDERGRADUATE_LIMITS[dependency][input.grade_level!];
+        const credits = input.terms.reduce((a, t) => a.plus(t.actual_final_credits ?? t.credits_enrolled), new Dec(0));
+        const ayc = new Dec(input.academic_year_credits!);
+        const fraction = credits.gte(ayc) ? new Dec(1) : credits.dividedBy(ayc);
+        // The exact prorated limits (before whole-dollar rounding) plus at most half a dollar of rounding each.
+        const subLimit = fraction.times(sMax).plus(0.5);
+        const combinedLimit = fraction
+          .times(sMax)
+          .plus(fraction.times(cMax - sMax))
+          .plus(1);
+        expect(r.reduced_annual_pct).toBe(100);
+        expect(r.show_both_options).toBe(false);
+        expect(new Dec(r.annual_basic_eligibility_sub).lte(subLimit)).toBe(true);
+        expect(new Dec(r.annual_basic_eligibility_sub + r.annual_basic_eligibility_unsub).lte(combinedLimit)).toBe(
+          true,
+        );
+        expect(r.annual_basic_eligibility_grad_plus).toBe(0);
+        // What is newly scheduled on open terms never exceeds the annual amounts either.
+        for (const l of ['subsidized', 'unsubsidized'] as const) {
+          const open = r.terms.reduce((a, t, i) => (isClosed(input.terms[i]!) ? a : a + t.equal[l]), 0);
+          expect(open).toBeLessThanOrEqual(r[ANNUAL[l]]);
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it('the §2.3 case is idempotent under a re-run with actual_final_credits equal to credits_enrolled', () => {
+    fc.assert(
+      fc.property(finalPeriodArb, (generated) => {
+        const input = withoutFinalCredits(generated);
+        const rerun: CalculationInput = {
+          ...input,
+          terms: input.terms.map((t) => ({ ...t, actual_final_credits: t.credits_enrolled })),
+        };
+        expect(calculate(rerun)).toEqual(calculate(input));
       }),
       RUNS,
     );

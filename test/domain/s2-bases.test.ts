@@ -1,7 +1,8 @@
 /**
  * rules.md §2: the statutory limit table (every row), the starting amounts and the caps in their order
- * (statutory subsidized max, then total_limit, then cost of attendance; Grad PLUS → unsubsidized → subsidized),
- * legacy Grad PLUS = max(0, COA − sub − unsub), and the warnings of each binding cap. Full-time students
+ * (statutory subsidized max, then total_limit, then cost of attendance on Sub + Unsub: unsubsidized →
+ * subsidized), legacy Grad PLUS sized after the reduction = max(0, COA − reduced sub − reduced unsub), capped by
+ * total_limit − sub − unsub and reduced once, and the warnings of each binding cap. Full-time students
  * (100%) show the starting amounts directly as annual amounts; the arithmetic is in the comments.
  */
 
@@ -35,6 +36,13 @@ describe('§2.1 the statutory limit table', () => {
       expect(row.citation).toMatch(/34 CFR 685\.20[03]/);
     }
     expect(EFFECTIVE_DATE).toBe('2026-07-01');
+    // rules.md §0: the $20,500 / $50,000 figures cite HEA §455(a)(4) and 91 FR 23883, not the CFR paragraph whose
+    // amendment the eCFR could not complete.
+    for (const row of STATUTORY_LIMITS.filter((r) => r.degree !== 'undergraduate')) {
+      expect(row.citation).toMatch(/HEA §455\(a\)\(4\)/);
+      expect(row.citation).toMatch(/91 FR 23883/);
+      expect(row.citation).not.toMatch(/685\.203\(b\)\(2\)\(iv\)/);
+    }
     expect(new Set(STATUTORY_LIMITS.map((r) => r.id)).size).toBe(10);
   });
 
@@ -184,8 +192,9 @@ describe('§2.2 starting amounts', () => {
     }
   });
 
-  it('total_limit squeezes Grad PLUS first: legacy COA 40,000, limit 30,000 → Grad PLUS 9,500', () => {
-    // Grad PLUS = 40,000 − 20,500 = 19,500; total 40,000 > 30,000: Grad PLUS loses 10,000 → 9,500.
+  it('total_limit caps the Grad PLUS base: legacy COA 40,000, limit 30,000 → Grad PLUS 9,500', () => {
+    // Sub + Unsub 20,500 fit under 30,000. Full time (100%): Grad PLUS gap = 40,000 − 20,500 = 19,500, capped
+    // at total_limit − sub − unsub = 30,000 − 20,500 = 9,500.
     const a = annual(
       student(fullTimeYear, {
         degree_level: 'graduate',
@@ -196,7 +205,9 @@ describe('§2.2 starting amounts', () => {
       }),
     );
     expect([a.sub, a.unsub, a.gradPlus]).toEqual([0, 20500, 9500]);
-    expect(a.warnings.join(' ')).toMatch(/total_limit.*\$30,000.*\$40,000.*\$9,500 Grad PLUS/);
+    expect(a.warnings.join(' ')).toMatch(
+      /total_limit.*\$30,000 leaves \$9,500 for Grad PLUS.*from \$19,500.*to \$9,500/,
+    );
   });
 
   it('binding cost of attendance for an undergraduate: COA 4,000 → 3,500 + 500; COA 3,000 → 3,000 + 0', () => {
@@ -264,14 +275,14 @@ describe('§2.2 starting amounts', () => {
       toInput(student(fullTimeYear, { dependency_status: 'independent', grade_level: 'second_year' })),
     );
     expect(s.limit.id).toBe('ug-ind-2');
-    expect([s.sub.toNumber(), s.unsub.toNumber(), s.gradPlus.toNumber()]).toEqual([3500, 7000, 0]);
+    expect([s.sub.toNumber(), s.unsub.toNumber(), s.gradPlus]).toEqual([3500, 7000, null]);
   });
 });
 
 describe('§2.2 reduction applies to each loan type separately', () => {
-  it('legacy graduate at 75%: unsub 20,500 → 15,375 and Grad PLUS 29,500 → 22,125, each split on its own', () => {
-    // Terms of 6 full-time credits, 6 + 3 enrolled: 9/12 = 75%.
-    // Grad PLUS base = 50,000 − 20,500 = 29,500 → 29,500 × 75% = 22,125.
+  it('legacy graduate at 75%: unsub 20,500 → 15,375 and Grad PLUS (50,000 − 15,375) → 25,969, each split on its own', () => {
+    // Terms of 6 full-time credits, 6 + 3 enrolled: 9/12 = 75%. Unsub 20,500 × 75% = 15,375.
+    // Grad PLUS after the reduction: base = 50,000 − 0 − 15,375 = 34,625 → 34,625 × 75% = 25,968.75 → 25,969.
     const r = calculate(
       toInput(
         student([term('Term 1', 6, 6), term('Term 2', 6, 3)], {
@@ -286,18 +297,140 @@ describe('§2.2 reduction applies to each loan type separately', () => {
     );
     expect(r.reduced_annual_pct).toBe(75);
     expect([r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([0, 15375]);
-    expect(r.annual_basic_eligibility_grad_plus).toBe(22125);
-    // Equal: 15,375/2 = 7,687.5 → 7,688 + 7,687; 22,125/2 → 11,063 + 11,062.
+    expect(r.annual_basic_eligibility_grad_plus).toBe(25969);
+    // Equal: 15,375/2 = 7,687.5 → 7,688 + 7,687; 25,969/2 = 12,984.5 → 12,985 + 12,984.
     expect(r.terms.map((t) => t.equal)).toEqual([
-      { subsidized: 0, unsubsidized: 7688, grad_plus: 11063 },
-      { subsidized: 0, unsubsidized: 7687, grad_plus: 11062 },
+      { subsidized: 0, unsubsidized: 7688, grad_plus: 12985 },
+      { subsidized: 0, unsubsidized: 7687, grad_plus: 12984 },
     ]);
-    // Proportional 6/9 and 3/9: 15,375 → 10,250 + 5,125; 22,125 → 14,750 + 7,375.
+    // Proportional 6/9 and 3/9: 15,375 → 10,250 + 5,125; 25,969 → 17,312.67 + 8,656.33: floors 17,312 + 8,656,
+    // the missing dollar to the larger remainder (.67) → 17,313 + 8,656.
     expect(r.terms.map((t) => t.proportional)).toEqual([
-      { subsidized: 0, unsubsidized: 10250, grad_plus: 14750 },
-      { subsidized: 0, unsubsidized: 5125, grad_plus: 7375 },
+      { subsidized: 0, unsubsidized: 10250, grad_plus: 17313 },
+      { subsidized: 0, unsubsidized: 5125, grad_plus: 8656 },
     ]);
-    expect(r.total_equal).toEqual({ subsidized: 0, unsubsidized: 15375, grad_plus: 22125 });
+    expect(r.total_equal).toEqual({ subsidized: 0, unsubsidized: 15375, grad_plus: 25969 });
     expect(r.warnings.join(' ')).toMatch(/does not exempt.*75%/);
+  });
+});
+
+describe('§2.3 final period of an undergraduate program (traditional proration, no reduction on top)', () => {
+  const finalFall = (enrolled: number, extra: Partial<WireRequest> = {}) =>
+    student([term('Fall', 12, enrolled)], { final_period_of_program: true, academic_year_credits: 24, ...extra });
+
+  it("Metro State's example: independent senior, 8 of 12, academic year 24 → 1,833 sub / 2,333 unsub, 100%", () => {
+    // fraction 8/24 = 1/3: S'max = round(5,500 / 3) = 1,833; unsubsidized-only part round(7,000 / 3) = 2,333;
+    // C'max = 4,166. sub = min(5,500, 1,833) = 1,833; unsub = 4,166 − 1,833 = 2,333. No reduction on top.
+    const r = calculate(
+      toInput(
+        finalFall(8, {
+          dependency_status: 'independent',
+          grade_level: 'third_year_and_beyond',
+          subsidized_amount: 5500,
+        }),
+      ),
+    );
+    expect(r.reduced_annual_pct).toBe(100);
+    expect([r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([1833, 2333]);
+    expect(r.show_both_options).toBe(false);
+    expect(r.total_equal).toEqual({ subsidized: 1833, unsubsidized: 2333, grad_plus: 0 });
+    expect(r.warnings).toContain(
+      'Final period of the program, shorter than an academic year: the annual loan limits are prorated (8 of 24 academic-year credits) to $1,833 subsidized and $4,166 combined ($1,833 + $2,333) (34 CFR 685.203(a)(4)–(6), (d)), and the less-than-full-time reduction is not applied on top.',
+    );
+    expect(r.warnings.join(' ')).toMatch(/\$5,500 exceeds the prorated subsidized maximum of \$1,833/);
+    expect(r.warnings.join(' ')).toMatch(/Proportional disbursement is not offered because the final-period proration/);
+    // Without the flag the reduction alone would give 8/12 = 67%: 3,685 / 4,690 (more than the prorated limit).
+    const reduced = calculate(
+      toInput(
+        student([term('Fall', 12, 8)], {
+          dependency_status: 'independent',
+          grade_level: 'third_year_and_beyond',
+          subsidized_amount: 5500,
+        }),
+      ),
+    );
+    expect([reduced.annual_basic_eligibility_sub, reduced.annual_basic_eligibility_unsub]).toEqual([3685, 4690]);
+  });
+
+  it('rounds each prorated part half up: 9 of 24 → 3,500 × 3/8 = 1,312.5 → 1,313; 2,000 × 3/8 = 750', () => {
+    const r = calculate(toInput(finalFall(9)));
+    expect([r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([1313, 750]);
+  });
+
+  it('two quarters in a 36-credit year: 12 + 6 of 36 → 1/2 of the limits, split over both terms', () => {
+    // 3,500 / 2 = 1,750 and 2,000 / 2 = 1,000; equal split 875 + 875 and 500 + 500; proportional not offered.
+    const r = calculate(
+      toInput(
+        student([term('Winter', 12, 12), term('Spring', 12, 6)], {
+          final_period_of_program: true,
+          academic_year_credits: 36,
+        }),
+      ),
+    );
+    expect([r.reduced_annual_pct, r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([
+      100, 1750, 1000,
+    ]);
+    expect(r.terms.map((t) => [t.equal.subsidized, t.equal.unsubsidized, t.proportional])).toEqual([
+      [875, 500, null],
+      [875, 500, null],
+    ]);
+  });
+
+  it('need, total_limit and cost of attendance still cap the prorated limits', () => {
+    // 8 of 24: S'max 1,167 (3,500/3 = 1,166.67), unsub-only 667 (2,000/3): C'max 1,834.
+    const need = calculate(toInput(finalFall(8, { subsidized_amount: 1000 })));
+    expect([need.annual_basic_eligibility_sub, need.annual_basic_eligibility_unsub]).toEqual([1000, 834]);
+    const limited = calculate(toInput(finalFall(8, { total_limit: 1500 })));
+    expect([limited.annual_basic_eligibility_sub, limited.annual_basic_eligibility_unsub]).toEqual([1167, 333]);
+    const coa = calculate(toInput(finalFall(8, { cost_of_attendance: 1000 })));
+    expect([coa.annual_basic_eligibility_sub, coa.annual_basic_eligibility_unsub]).toEqual([1000, 0]);
+  });
+
+  it('an overload never raises a limit: 30 credits of a 24-credit year keeps the statutory 3,500 / 5,500', () => {
+    const r = calculate(toInput(finalFall(30)));
+    expect([r.reduced_annual_pct, r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([
+      100, 3500, 2000,
+    ]);
+  });
+
+  it('a period not shorter than the academic year: the normal reduction, with a warning', () => {
+    // Σ full time 24 is not < 24: 9 + 9 of 24 = 75% → 2,625 / 1,500.
+    const r = calculate(
+      toInput(
+        student([term('Fall', 12, 9), term('Spring', 12, 9)], {
+          final_period_of_program: true,
+          academic_year_credits: 24,
+        }),
+      ),
+    );
+    expect([r.reduced_annual_pct, r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([
+      75, 2625, 1500,
+    ]);
+    expect(r.warnings.join(' ')).toMatch(/not shorter than an academic year; no traditional proration/);
+  });
+
+  it('a graduate student: ignored with a warning', () => {
+    const r = calculate(
+      toInput(
+        student([term('Fall', 9, 9)], {
+          degree_level: 'graduate',
+          grade_level: null,
+          subsidized_amount: 0,
+          final_period_of_program: true,
+          academic_year_credits: 18,
+        }),
+      ),
+    );
+    expect([r.reduced_annual_pct, r.annual_basic_eligibility_unsub]).toEqual([100, 20500]);
+    expect(r.warnings.join(' ')).toMatch(/final_period_of_program and academic_year_credits were ignored .* graduate/);
+  });
+
+  it('recalculation: final credits 6 instead of 9 re-prorate the limits, and the adjustment says so', () => {
+    // Revision 6/24: 875 / 500. Baseline (enrolled 9/24): 1,313 / 750. Adjustments −438 / −250 on the open term.
+    const r = calculate(toInput(student([term('Fall', 12, 9, { actual_final_credits: 6 })], finalFall(9))));
+    expect([r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([875, 500]);
+    const fall = r.terms[0]!;
+    expect([fall.adjustment_sub, fall.adjustment_unsub, fall.adjustment_source_index]).toEqual([-438, -250, 0]);
+    expect(fall.adjustment_explanation).toMatch(/subsidized amount from \$1,313 to \$875/);
   });
 });

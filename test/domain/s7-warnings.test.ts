@@ -83,10 +83,10 @@ describe('§7 each listed situation has a warning', () => {
       'The subsidized amount of $4,000 exceeds the statutory subsidized maximum of $3,500 for a first-year undergraduate, so the subsidized starting amount is capped at $3,500.',
     );
     expect(all(student(reduced, { total_limit: 4000 }))).toContain(
-      'The institutional program limit (total_limit, 34 CFR 685.203(m)(2)) of $4,000 is below the starting amounts of $5,500 ($3,500 subsidized, $2,000 unsubsidized and $0 Grad PLUS), so they were lowered (Grad PLUS first, then unsubsidized, then subsidized) to $3,500 subsidized, $500 unsubsidized and $0 Grad PLUS.',
+      'The institutional program limit (total_limit, 34 CFR 685.203(m)(2)) of $4,000 is below the starting amounts of $5,500 ($3,500 subsidized and $2,000 unsubsidized), so they were lowered (unsubsidized first, then subsidized) to $3,500 subsidized and $500 unsubsidized.',
     );
     expect(all(student(reduced, { cost_of_attendance: '4000.50' }))).toContain(
-      'The cost of attendance minus other aid (cost_of_attendance, 34 CFR 685.203(j)(1)) of $4,000.50 is below the starting amounts of $5,500 ($3,500 subsidized, $2,000 unsubsidized and $0 Grad PLUS), so they were lowered (Grad PLUS first, then unsubsidized, then subsidized) to $3,500 subsidized, $500.50 unsubsidized and $0 Grad PLUS.',
+      'The cost of attendance minus other aid (cost_of_attendance, 34 CFR 685.203(j)(1)) of $4,000.50 is below the starting amounts of $5,500 ($3,500 subsidized and $2,000 unsubsidized), so they were lowered (unsubsidized first, then subsidized) to $3,500 subsidized and $500.50 unsubsidized.',
     );
   });
 
@@ -137,6 +137,36 @@ describe('§7 each listed situation has a warning', () => {
     );
     expect(all(student(reduced, { is_legacy_borrower: true }))).toContain(
       'is_legacy_borrower was ignored because the student is an undergraduate: the legacy (interim) exception applies only to graduate and professional students.',
+    );
+  });
+
+  it('an undergraduate without subsidized_amount: no subsidized eligibility was assumed (not for an explicit 0)', () => {
+    const sentence =
+      "subsidized_amount was not provided, so no subsidized eligibility was assumed: the whole combined limit of $5,500 is unsubsidized. Send the student's need-based subsidized eligibility if the student has any (0 for a student without need).";
+    const { subsidized_amount: _left, ...rest } = student(reduced, { total_limit: 5500 });
+    const absent = run(rest);
+    expect(absent.warnings).toEqual([sentence]);
+    // 15/24 = 63%: 5,500 all unsubsidized → 3,465.
+    expect([absent.annual_basic_eligibility_sub, absent.annual_basic_eligibility_unsub]).toEqual([0, 3465]);
+    expect(run(student(reduced, { total_limit: 5500, subsidized_amount: 0 })).warnings).toEqual([]);
+    // Graduate and professional students have no subsidized loans: no such sentence.
+    const { subsidized_amount: _g, ...graduate } = student(reduced, { ...grad });
+    expect(all(graduate)).not.toMatch(/subsidized_amount was not provided/);
+  });
+
+  it('final period: proration applied, not shorter than a year, ignored for a graduate, or without the flag', () => {
+    const finalPeriod = { final_period_of_program: true, academic_year_credits: 24 } as const;
+    expect(all(student([term('Fall', 12, 8)], finalPeriod))).toContain(
+      'Final period of the program, shorter than an academic year: the annual loan limits are prorated (8 of 24 academic-year credits) to $1,167 subsidized and $1,834 combined ($1,167 + $667) (34 CFR 685.203(a)(4)–(6), (d)), and the less-than-full-time reduction is not applied on top.',
+    );
+    expect(all(student(reduced, finalPeriod))).toContain(
+      "final_period_of_program does not change the amounts: the period's 24 full-time credits are not fewer than the academic year's 24, so the period is not shorter than an academic year; no traditional proration, the normal reduction applies.",
+    );
+    expect(all(student(reduced, { ...grad, ...finalPeriod }))).toContain(
+      'final_period_of_program and academic_year_credits were ignored because the student is a graduate student: the proration of a final period shorter than an academic year is an undergraduate rule.',
+    );
+    expect(all(student(reduced, { academic_year_credits: 24 }))).toContain(
+      'academic_year_credits was ignored because final_period_of_program is false: it is used only for the final period of an undergraduate program.',
     );
   });
 

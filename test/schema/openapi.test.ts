@@ -13,6 +13,8 @@ import { parseCalculationRequest } from '../../src/schema/request.ts';
 import { CalculationResultSchema } from '../../src/schema/response.ts';
 import { calculate } from '../../src/domain/calculate.ts';
 import { jobsOpenApiPaths } from '../../src/api/jobs-route.ts';
+import { readFileSync } from 'node:fs';
+import { SPEC_RULES_FILE } from '../support/spec.ts';
 
 type Json = Record<string, unknown>;
 interface MediaType {
@@ -148,9 +150,45 @@ describe('OpenAPI 3.1 document', () => {
       '91 FR 23768',
       'Schedule of Reductions',
       'Direct Loan Enrollment Intensity',
+      // rules.md §0 (2026-27.2): the statute and the FR page for $20,500 / $50,000, the relayed examples at their
+      // pinned commit, the vendor focus group behind the below-half-time reading, traditional proration.
+      'HEA §455(a)(4)',
+      '91 FR 23883',
+      'as relayed by project-sor at commit 43254b1e4d12cc75e18bcbd91fa7ecf194e0a928',
+      'FSA vendor focus group of 2026-04-15 as relayed by project-sor',
+      'not a published Electronic Announcement',
+      '34 CFR 685.203(a)(4)–(6), (d)',
     ]) {
       expect(text).toContain(citation);
     }
+    // The CFR paragraph whose amendment the eCFR could not complete is not cited as the source of the limits.
+    expect(text).not.toMatch(/limits[^.]*: 34 CFR 685\.203\(b\)\(2\)\(iv\)/);
+  });
+
+  it('reports the rule set in info and as the X-Rule-Set header of the calculation responses', () => {
+    expect((doc.info as Json)['x-rule-set']).toBe('2026-27.2');
+    expect(doc.info.description).toContain('`X-Rule-Set`');
+    for (const path of ['/v1/calculate', '/v1/calculate/bulk']) {
+      expect(Object.keys(op(path, 'post').responses['200']?.headers ?? {})).toContain('X-Rule-Set');
+    }
+  });
+
+  it('says plainly that enrollment_intensity_pct is not necessarily COD’s Direct Loan Enrollment Intensity', () => {
+    for (const text of [doc.info.description, op('/v1/calculate', 'post').description ?? '']) {
+      expect(text).toMatch(/`enrollment_intensity_pct` is the term’s own credit ratio/);
+      expect(text).toMatch(/\*\*not\*\* necessarily the value of COD’s "Direct Loan Enrollment Intensity"/);
+      expect(text).toMatch(/`reduced_annual_pct` of the calculation in force when that disbursement is made/);
+    }
+  });
+
+  it('documents the §2.3 request fields and the absent subsidized_amount', () => {
+    const request = doc.components.schemas.CalculationRequest as { properties: Record<string, Json> };
+    expect(request.properties.final_period_of_program).toMatchObject({ type: 'boolean', default: false });
+    expect(JSON.stringify(request.properties.academic_year_credits)).toContain('null');
+    expect(JSON.stringify(request.properties.academic_year_credits)).toMatch(/Required \(non-null\) when/);
+    expect(JSON.stringify(request.properties.subsidized_amount)).toMatch(/no subsidized eligibility was assumed/);
+    expect(op('/v1/calculate/bulk', 'post').description).toContain('final_period_of_program');
+    expect(op('/v1/calculate/bulk', 'post').description).toContain('academic_year_credits');
   });
 
   // rules.md §9, copied from the spec: each question and the choice made must be stated in the calculate
@@ -168,7 +206,39 @@ describe('OpenAPI 3.1 document', () => {
     ['What closes a term', 'a payment; final credits alone only replace the credits'],
     ['Parent PLUS', 'never reduced, not in scope'],
     ['Non-term and clock-hour programs', 'out of scope'],
+    [
+      'Grad PLUS base',
+      'the gap after it (COA − the reduced Sub and Unsub), then reduced once (Oracle SFP, project-sor)',
+    ],
+    [
+      'Final period of an undergraduate program shorter than an academic year',
+      'traditional proration only, reduction not applied on top (§2.3; vendors relaying the Department, 2026-07-23)',
+    ],
   ];
+
+  /** The rows of the markdown table that follows `heading` in `text`: [question, other readings, choice]. */
+  function tableRows(text: string, heading: RegExp): string[][] {
+    const lines = text.split('\n');
+    const start = lines.findIndex((l) => heading.test(l));
+    const rows: string[][] = [];
+    for (const line of lines.slice(start + 1)) {
+      if (!line.startsWith('|')) {
+        if (rows.length > 0) break;
+        continue;
+      }
+      rows.push(line.split(' | ').map((c) => c.replace(/^\| ?| ?\|$/g, '')));
+    }
+    return rows.slice(2); // header and separator
+  }
+
+  it.runIf(SPEC_RULES_FILE !== undefined)('the readings table is rules.md §9, row for row', () => {
+    const spec = tableRows(readFileSync(SPEC_RULES_FILE!, 'utf8'), /^## 9\./);
+    expect(spec.length).toBe(15);
+    const description = op('/v1/calculate', 'post').description ?? '';
+    expect(tableRows(description, /^### Readings chosen where the sources disagree/)).toEqual(spec);
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    expect(tableRows(readme, /^## Which readings of the regulation this service takes/)).toEqual(spec);
+  });
 
   it.each(RULES_9)('states the §9 reading: %s', (question, choice) => {
     const description = op('/v1/calculate', 'post').description ?? '';

@@ -3,6 +3,7 @@
  * every offending field, and safety with hostile objects.
  */
 import { describe, expect, it } from 'vitest';
+import { INVALID_EXAMPLES, WORKED_EXAMPLES } from '../../src/schema/examples.ts';
 import { parseCalculationRequest, formatPath } from '../../src/schema/request.ts';
 
 const minimal = () => ({
@@ -24,8 +25,11 @@ describe('parseCalculationRequest', () => {
         cost_of_attendance: null,
         is_legacy_borrower: false,
         plus_denied: false,
-        subsidized_amount: '0',
+        // Left out: null, not "0", so the domain can warn that no subsidized eligibility was assumed (§7).
+        subsidized_amount: null,
         total_limit: null,
+        final_period_of_program: false,
+        academic_year_credits: null,
         terms: [
           {
             label: 'Fall',
@@ -68,6 +72,75 @@ describe('parseCalculationRequest', () => {
       prior_disbursement_sub: '875.5',
       prior_disbursement_grad_plus: '0',
     });
+  });
+
+  it('keeps an explicit subsidized_amount 0 apart from a missing one, and rejects null', () => {
+    const zero = parseCalculationRequest({ ...minimal(), subsidized_amount: 0 });
+    expect(zero.ok && zero.value.subsidized_amount).toBe('0');
+    const nul = parseCalculationRequest({ ...minimal(), subsidized_amount: null });
+    expect(nul.ok).toBe(false);
+    if (!nul.ok) expect(nul.fieldErrors.map((e) => e.field)).toEqual(['subsidized_amount']);
+  });
+
+  describe('§2.3 final_period_of_program and academic_year_credits (rules.md §8)', () => {
+    const paths = (body: unknown) => {
+      const r = parseCalculationRequest(body);
+      return r.ok ? [] : r.fieldErrors.map((e) => e.field);
+    };
+
+    it('accepts both, canonicalising academic_year_credits', () => {
+      const r = parseCalculationRequest({ ...minimal(), final_period_of_program: true, academic_year_credits: '24.0' });
+      expect(r.ok && [r.value.final_period_of_program, r.value.academic_year_credits]).toEqual([true, '24']);
+    });
+
+    it('academic_year_credits is required (422 at academic_year_credits) for an undergraduate final period', () => {
+      expect(paths({ ...minimal(), final_period_of_program: true })).toEqual(['academic_year_credits']);
+      expect(paths({ ...minimal(), final_period_of_program: true, academic_year_credits: null })).toEqual([
+        'academic_year_credits',
+      ]);
+      const explicitUndergraduate = { ...minimal(), degree_level: 'undergraduate', final_period_of_program: true };
+      expect(paths(explicitUndergraduate)).toEqual(['academic_year_credits']);
+    });
+
+    it('is not required without the flag, nor for a graduate student (the flag is then ignored)', () => {
+      expect(paths({ ...minimal(), final_period_of_program: false })).toEqual([]);
+      expect(paths({ ...minimal(), academic_year_credits: null })).toEqual([]);
+      const graduate = { dependency_status: 'independent', degree_level: 'graduate', terms: minimal().terms };
+      expect(paths({ ...graduate, final_period_of_program: true })).toEqual([]);
+    });
+
+    it('an invalid value is a 422 even where it would be ignored', () => {
+      const graduate = { dependency_status: 'independent', degree_level: 'graduate', terms: minimal().terms };
+      for (const bad of [0, -1, 1000.5, '1e3', ' 24', true, '1.1234567']) {
+        expect(paths({ ...graduate, academic_year_credits: bad })).toEqual(['academic_year_credits']);
+        expect(paths({ ...minimal(), final_period_of_program: true, academic_year_credits: bad })).toEqual([
+          'academic_year_credits',
+        ]);
+      }
+      expect(paths({ ...minimal(), academic_year_credits: 1000 })).toEqual([]);
+    });
+
+    it('final_period_of_program is a JSON boolean, not nullable', () => {
+      for (const bad of [null, 'true', 1]) {
+        expect(paths({ ...minimal(), final_period_of_program: bad, academic_year_credits: 24 })).toEqual([
+          'final_period_of_program',
+        ]);
+      }
+    });
+  });
+
+  it.each(WORKED_EXAMPLES.map((e) => [e.id, e.request] as const))(
+    'worked example %s is a valid request',
+    (_id, body) => {
+      const r = parseCalculationRequest(body);
+      expect(r.ok, JSON.stringify(r)).toBe(true);
+    },
+  );
+
+  it.each(INVALID_EXAMPLES.map((e) => [e.id, e] as const))('invalid example %s names every listed path', (_id, ex) => {
+    const r = parseCalculationRequest(ex.request);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.fieldErrors.map((e) => e.field)).toEqual(expect.arrayContaining(ex.expected_field_paths));
   });
 
   it('does not mutate its input', () => {

@@ -15,3 +15,8 @@ const candidates = [process.env.SOR_SPEC_DIR, fileURLToPath(new URL('../../../sh
 export const SPEC_EXAMPLES_FILE: string | undefined = candidates
   .map((dir) => `${dir}/examples.json`)
   .find((file) => existsSync(file));
+
+/** Path of shared/spec/rules.md, or undefined when the spec folder is not beside this checkout. */
+export const SPEC_RULES_FILE: string | undefined = candidates
+  .map((dir) => `${dir}/rules.md`)
+  .find((file) => existsSync(file));

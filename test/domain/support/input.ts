@@ -29,6 +29,8 @@ export interface WireRequest {
   plus_denied?: boolean;
   subsidized_amount?: Num;
   total_limit?: Num | null;
+  final_period_of_program?: boolean;
+  academic_year_credits?: Num | null;
 }
 
 /** Canonical decimal string: no exponent, no '+', no leading zeros, no trailing fractional zeros. */
@@ -67,8 +69,11 @@ export function toInput(request: WireRequest): CalculationInput {
     cost_of_attendance: optional(request.cost_of_attendance),
     is_legacy_borrower: request.is_legacy_borrower ?? false,
     plus_denied: request.plus_denied ?? false,
-    subsidized_amount: canonical(request.subsidized_amount ?? '0'),
+    // Left out stays null (not "0"): the domain warns an undergraduate that no subsidized eligibility was assumed.
+    subsidized_amount: request.subsidized_amount === undefined ? null : canonical(request.subsidized_amount),
     total_limit: optional(request.total_limit),
+    final_period_of_program: request.final_period_of_program ?? false,
+    academic_year_credits: optional(request.academic_year_credits),
     terms: request.terms.map((t): TermInput => ({
       label: t.label,
       full_time_credits: canonical(t.full_time_credits),
