@@ -16,7 +16,8 @@ import pino from 'pino';
 import { createPoolRunner } from '../src/bulk/runners/pool.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { startChunkWorker } from '../src/queue/chunk-worker.ts';
-import { checkRedisServer, createRedis, producerOptions, redactUrl, waitReady } from '../src/queue/connection.ts';
+import { redactText, redactUrl, urlSecrets } from '../src/redact.ts';
+import { checkRedisServer, createRedis, producerOptions, waitReady } from '../src/queue/connection.ts';
 import { workerTuning } from '../src/queue/settings.ts';
 
 async function main(): Promise<number> {
@@ -45,7 +46,10 @@ async function main(): Promise<number> {
   let waitedLog = 0;
   while (!check.ok && /unreachable/i.test(check.detail)) {
     if (Date.now() - waitedLog > 5000) {
-      logger.warn({ redis: redactUrl(config.REDIS_URL), detail: check.detail }, 'worker: waiting for Redis');
+      logger.warn(
+        { redis: redactUrl(config.REDIS_URL), detail: redactText(check.detail, urlSecrets(config.REDIS_URL)) },
+        'worker: waiting for Redis',
+      );
       waitedLog = Date.now();
     }
     await new Promise((r) => setTimeout(r, 500));
@@ -53,7 +57,10 @@ async function main(): Promise<number> {
   }
   probe.disconnect();
   if (!check.ok) {
-    logger.fatal({ redis: redactUrl(config.REDIS_URL) }, `worker: refusing to start: ${check.detail}`);
+    logger.fatal(
+      { redis: redactUrl(config.REDIS_URL) },
+      `worker: refusing to start: ${redactText(check.detail, urlSecrets(config.REDIS_URL))}`,
+    );
     return 1;
   }
   logger.info({ redisVersion: check.version, maxmemoryPolicy: check.maxmemoryPolicy }, 'worker: Redis checked');
@@ -117,7 +124,9 @@ main().then(
     setTimeout(() => process.exit(code), 200).unref();
   },
   (err: unknown) => {
-    console.error('queue worker failed:', err);
+    // Only the message, redacted: an error object of the Redis client may carry a command's arguments.
+    const message = err instanceof Error ? err.message : String(err);
+    console.error(`queue worker failed: ${redactText(message, urlSecrets(process.env.REDIS_URL))}`);
     process.exit(1);
   },
 );
