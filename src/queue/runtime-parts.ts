@@ -2,7 +2,8 @@
  * The queue module's share of the runtime (src/runtime.ts calls createQueueParts once at start-up):
  *  - with REDIS_URL: the large runner becomes the queue runner (falling back to the local pool per
  *    BULK_QUEUE_FALLBACK), a `redis` readiness check (reachable, version, maxmemory-policy noeviction, logged at
- *    start-up too), async jobs in Redis, bull-board at /admin/queues;
+ *    start-up too; /readyz shows only its state, never an address), async jobs in Redis, bull-board at
+ *    /admin/queues when ADMIN_TOKEN is set (read-only unless ADMIN_READ_ONLY=false; off, and logged so, without);
  *  - without: the large runner stays the pool and async jobs use the in-process store (lost on restart);
  *  - always: the /v1/jobs router and its OpenAPI paths, GET /metrics, and runners instrumented for metrics
  *    (chunk durations, rows and students processed).
@@ -20,6 +21,7 @@ import { runBulk } from '../bulk/pipeline.ts';
 import type { ChunkOutput, ChunkRunner, ChunkTask } from '../bulk/runner.ts';
 import type { Config } from '../config.ts';
 import { metrics, setGaugeSources } from '../metrics.ts';
+import { redactText, redactUrl, urlSecrets } from '../redact.ts';
 import { AsyncJobs } from './async-jobs.ts';
 import { MemoryJobStore } from './job-store.ts';
 import type { JobStore } from './job-store.ts';
@@ -82,29 +84,33 @@ export async function createQueueParts(
   const readiness: ReadinessCheck[] = [];
 
   if (config.REDIS_URL) {
-    const [{ createQueueRunner }, { RedisJobStore }, { redactUrl }] = await Promise.all([
+    const [{ createQueueRunner }, { RedisJobStore }] = await Promise.all([
       import('./queue-runner.ts'),
       import('./redis-job-store.ts'),
-      import('./connection.ts'),
     ]);
+    const secrets = urlSecrets(config.REDIS_URL);
     queue = createQueueRunner({ config, logger, fallback: local.pool });
     const q = queue;
     const check = await q.check();
     const where = { redis: redactUrl(config.REDIS_URL), prefix: config.BULLMQ_PREFIX };
     if (check.ok) {
-      logger.info({ ...where, detail: check.detail }, 'queue: bulk chunks go through Redis (BullMQ queue calc)');
+      logger.info(
+        { ...where, detail: redactText(check.detail, secrets) },
+        'queue: bulk chunks go through Redis (BullMQ queue calc)',
+      );
     } else {
       logger.error(
         { ...where, fallback: config.BULK_QUEUE_FALLBACK },
-        `queue: Redis is not usable: ${check.detail}. /readyz reports not ready; bulk chunks run on the local ` +
+        `queue: Redis is not usable: ${redactText(check.detail, secrets)}. /readyz reports not ready; bulk chunks run on the local ` +
           `pool while it lasts (BULK_QUEUE_FALLBACK=${config.BULK_QUEUE_FALLBACK}).`,
       );
     }
     readiness.push({
       name: 'redis',
+      // A state only (ready, unreachable, version_too_old, evicting): anonymous probes learn no address or user.
       async check() {
         const c = await q.check();
-        return { ok: c.ok, detail: c.detail };
+        return { ok: c.ok, detail: c.state };
       },
     });
     store = new RedisJobStore(q.redis, config.BULLMQ_PREFIX, config.JOB_TTL_SECONDS);
@@ -132,10 +138,27 @@ export async function createQueueParts(
   const routers = [
     jobsRouter(jobs, { maxBytes: config.BULK_MAX_BYTES }),
     opsRouter({
-      adminQueues: queue ? (await import('../api/admin-queues.ts')).adminQueuesHandler(queue.queue) : undefined,
+      adminQueues:
+        queue && config.ADMIN_TOKEN
+          ? (await import('../api/admin-queues.ts')).adminQueuesHandler(queue.queue, {
+              readOnly: config.ADMIN_READ_ONLY,
+            })
+          : undefined,
       adminToken: config.ADMIN_TOKEN,
+      adminReadOnly: config.ADMIN_READ_ONLY,
     }),
   ];
+  if (queue && config.ADMIN_TOKEN) {
+    logger.info(
+      { path: '/admin/queues', readOnly: config.ADMIN_READ_ONLY },
+      config.ADMIN_READ_ONLY
+        ? 'admin: queue dashboard on, behind ADMIN_TOKEN, read-only (ADMIN_READ_ONLY=false allows changes)'
+        : 'admin: queue dashboard on, behind ADMIN_TOKEN, and it can change jobs (ADMIN_READ_ONLY=false)',
+    );
+  } else if (queue) {
+    logger.info({ path: '/admin/queues' }, 'admin: queue dashboard off (set ADMIN_TOKEN to turn it on)');
+  }
+
   const openApiPaths = jobsOpenApiPaths({
     ttlSeconds: config.JOB_TTL_SECONDS,
     maxBytes: config.BULK_MAX_BYTES,
