@@ -93,8 +93,14 @@ export interface OwnedRedis extends TestRedis {
   port: number;
 }
 
-/** Starts `redis-server` on a free port (or on `port`, e.g. to bring a killed Redis back at the same address). */
-export async function startRedisBinary(wantedPort?: number): Promise<OwnedRedis | undefined> {
+/**
+ * Starts `redis-server` on a free port (or on `port`, e.g. to bring a killed Redis back at the same address);
+ * with `options.password`, it requires that password (the url then carries it, percent-encoded).
+ */
+export async function startRedisBinary(
+  wantedPort?: number,
+  options: { password?: string } = {},
+): Promise<OwnedRedis | undefined> {
   const bin = which('redis-server');
   if (!bin) return undefined;
   const port = wantedPort ?? (await freePort());
@@ -111,10 +117,12 @@ export async function startRedisBinary(wantedPort?: number): Promise<OwnedRedis 
       'no',
       '--maxmemory-policy',
       'noeviction',
+      ...(options.password === undefined ? [] : ['--requirepass', options.password]),
     ],
     { stdio: 'ignore' },
   );
-  const url = `redis://127.0.0.1:${port}`;
+  const auth = options.password === undefined ? '' : `default:${encodeURIComponent(options.password)}@`;
+  const url = `redis://${auth}127.0.0.1:${port}`;
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`redis-server exited with code ${child.exitCode} on port ${port}`);
