@@ -55,6 +55,11 @@ const EnvSchema = z.object({
   JOB_TTL_SECONDS: int(1, 365 * 24 * 3600).default(86_400),
   /** Turns /admin/queues (bull-board) on, behind this token; unset, the dashboard is off. */
   ADMIN_TOKEN: z.string().min(1).optional(),
+  /**
+   * When set, /admin/queues is served on this port only (on HOST), not on PORT: deployments publish PORT and
+   * leave this one unpublished. 0 picks a free port (tests).
+   */
+  ADMIN_PORT: int(0, 65535).optional(),
   /** The dashboard only shows the queue unless this is `false` (then it may retry, clean, pause, edit jobs). */
   ADMIN_READ_ONLY: z
     .enum(['true', 'false'], 'must be true or false')

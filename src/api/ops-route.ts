@@ -103,8 +103,15 @@ export function opsRouter(options: OpsOptions = {}): Router {
   router.all(METRICS_PATH, methodNotAllowed('GET'));
 
   if (options.adminQueues && options.adminToken) {
-    const guards = [adminAuth(options.adminToken), ...(options.adminReadOnly === false ? [] : [readOnlyGuard()])];
-    router.use(ADMIN_QUEUES_PATH, ...guards, options.adminQueues);
+    router.use(adminRouter(options.adminQueues, options.adminToken, options.adminReadOnly !== false));
   }
+  return router;
+}
+
+/** /admin/queues behind the token (and the read-only guard): on the API's port, or on ADMIN_PORT alone. */
+export function adminRouter(adminQueues: RequestHandler, token: string, readOnly: boolean): Router {
+  const router = Router();
+  const guards = [adminAuth(token), ...(readOnly ? [readOnlyGuard()] : [])];
+  router.use(ADMIN_QUEUES_PATH, ...guards, adminQueues);
   return router;
 }

@@ -16,7 +16,9 @@ import type { Logger } from 'pino';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { ReadinessCheck } from '../api/context.ts';
 import { jobsOpenApiPaths, jobsRouter } from '../api/jobs-route.ts';
-import { opsRouter } from '../api/ops-route.ts';
+import { startAdminListener } from '../api/admin-listener.ts';
+import type { AdminListener } from '../api/admin-listener.ts';
+import { adminRouter, opsRouter } from '../api/ops-route.ts';
 import { runBulk } from '../bulk/pipeline.ts';
 import type { ChunkOutput, ChunkRunner, ChunkTask } from '../bulk/runner.ts';
 import type { Config } from '../config.ts';
@@ -68,6 +70,8 @@ export interface QueueParts {
   openApiPaths: ZodOpenApiPathsObject;
   /** The queue runner when REDIS_URL is set. */
   queue?: QueueRunner;
+  /** The dashboard's own listener, when ADMIN_PORT is set (with REDIS_URL and ADMIN_TOKEN). */
+  adminListener?: AdminListener;
   jobs: AsyncJobs;
   /** Drains async jobs, closes the queue runner and its connections (not the pool: the runtime owns it). */
   close(): Promise<void>;
@@ -135,22 +139,30 @@ export async function createQueueParts(
     runBulk,
   });
 
+  const dashboard =
+    queue && config.ADMIN_TOKEN
+      ? (await import('../api/admin-queues.ts')).adminQueuesHandler(queue.queue, { readOnly: config.ADMIN_READ_ONLY })
+      : undefined;
   const routers = [
     jobsRouter(jobs, { maxBytes: config.BULK_MAX_BYTES }),
     opsRouter({
-      adminQueues:
-        queue && config.ADMIN_TOKEN
-          ? (await import('../api/admin-queues.ts')).adminQueuesHandler(queue.queue, {
-              readOnly: config.ADMIN_READ_ONLY,
-            })
-          : undefined,
+      // On the API's port unless ADMIN_PORT gives the dashboard a listener of its own (below).
+      adminQueues: config.ADMIN_PORT === undefined ? dashboard : undefined,
       adminToken: config.ADMIN_TOKEN,
       adminReadOnly: config.ADMIN_READ_ONLY,
     }),
   ];
+  let adminListener: AdminListener | undefined;
+  if (dashboard && config.ADMIN_TOKEN && config.ADMIN_PORT !== undefined) {
+    adminListener = await startAdminListener(
+      adminRouter(dashboard, config.ADMIN_TOKEN, config.ADMIN_READ_ONLY),
+      config.HOST,
+      config.ADMIN_PORT,
+    );
+  }
   if (queue && config.ADMIN_TOKEN) {
     logger.info(
-      { path: '/admin/queues', readOnly: config.ADMIN_READ_ONLY },
+      { path: '/admin/queues', port: adminListener?.port ?? config.PORT, readOnly: config.ADMIN_READ_ONLY },
       config.ADMIN_READ_ONLY
         ? 'admin: queue dashboard on, behind ADMIN_TOKEN, read-only (ADMIN_READ_ONLY=false allows changes)'
         : 'admin: queue dashboard on, behind ADMIN_TOKEN, and it can change jobs (ADMIN_READ_ONLY=false)',
@@ -173,9 +185,11 @@ export async function createQueueParts(
     routers,
     openApiPaths,
     queue,
+    adminListener,
     jobs,
     close() {
       closing ??= (async () => {
+        await adminListener?.close();
         await jobs.close(JOBS_DRAIN_MS);
         await store.close();
         await queue?.close();
