@@ -95,11 +95,12 @@ export interface OwnedRedis extends TestRedis {
 
 /**
  * Starts `redis-server` on a free port (or on `port`, e.g. to bring a killed Redis back at the same address);
- * with `options.password`, it requires that password (the url then carries it, percent-encoded).
+ * with `options.password`, it requires that password (the url then carries it, percent-encoded); `options.args`
+ * come last and override the defaults (e.g. `--appendonly yes --dir <tmp>`).
  */
 export async function startRedisBinary(
   wantedPort?: number,
-  options: { password?: string } = {},
+  options: { password?: string; args?: string[] } = {},
 ): Promise<OwnedRedis | undefined> {
   const bin = which('redis-server');
   if (!bin) return undefined;
@@ -118,6 +119,8 @@ export async function startRedisBinary(
       '--maxmemory-policy',
       'noeviction',
       ...(options.password === undefined ? [] : ['--requirepass', options.password]),
+      // Later directives win: e.g. the persistence settings of docker-compose.yml.
+      ...(options.args ?? []),
     ],
     { stdio: 'ignore' },
   );
