@@ -9,6 +9,7 @@
  *    port, and a path only when it is a database number (`/0`); anything else (a query, a fragment, a path that
  *    may be the tail of a password) is replaced by `…`.
  */
+import { stdSerializers } from 'pino';
 
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//;
 const HOST_PORT = /^(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
@@ -37,11 +38,12 @@ export function redactUrl(url: string): string {
 const URL_IN_TEXT = /[A-Za-z][A-Za-z0-9+.-]*:\/\/\S*/g;
 
 /**
- * A message with every URL in it redacted (redactUrl), and every given secret replaced by `***` (also in its
- * percent-encoded form). For error messages of libraries that might echo a connection string.
+ * A message with every URL in it redacted (redactUrl; `file://` paths of stack traces are kept), and every
+ * given secret replaced by `***` (also in its percent-encoded form). For error messages of libraries that might
+ * echo a connection string.
  */
 export function redactText(text: string, secrets: readonly string[] = []): string {
-  let out = text.replace(URL_IN_TEXT, (u) => redactUrl(u));
+  let out = text.replace(URL_IN_TEXT, (u) => (/^file:/i.test(u) ? u : redactUrl(u)));
   for (const secret of secrets) {
     if (secret.length < 4) continue;
     for (const form of new Set([secret, encodeURIComponent(secret)])) out = out.split(form).join('***');
@@ -68,4 +70,28 @@ export function urlSecrets(url: string | undefined): string[] {
     // Not valid percent-encoding: the raw form is all there is.
   }
   return [...new Set(forms)].filter((s) => s.length > 0);
+}
+
+/** Keys of a Redis client's errors that carry a command's arguments (AUTH's password, a result's rows). */
+const COMMAND_KEYS = new Set(['command', 'args', 'previousErrors']);
+
+function scrub(value: unknown, depth: number): unknown {
+  if (depth > 4 || value === null || typeof value !== 'object') {
+    return typeof value === 'string' ? redactText(value) : value;
+  }
+  if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (!COMMAND_KEYS.has(k)) out[k] = scrub(v, depth + 1);
+  }
+  return out;
+}
+
+/**
+ * pino's error serializer, made safe for log lines: message and stack with URLs redacted, and without the
+ * `command` (name and arguments) that ioredis attaches to a failed command's error, at any depth of `cause`.
+ */
+export function serializeError(err: unknown): Record<string, unknown> {
+  const base: unknown = err instanceof Error ? stdSerializers.err(err) : { message: String(err) };
+  return scrub(base, 0) as Record<string, unknown>;
 }

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { redactText, redactUrl, urlSecrets } from '../../src/redact.ts';
+import { redactText, redactUrl, serializeError, urlSecrets } from '../../src/redact.ts';
 
 /** Passwords whose pieces (between the special characters) are long and distinctive enough to search for. */
 const PASSWORDS = [
@@ -115,5 +115,24 @@ describe('configuration errors print no secret', () => {
     expect(loadConfig({}).ADMIN_READ_ONLY).toBe(true);
     expect(loadConfig({ ADMIN_READ_ONLY: 'false' }).ADMIN_READ_ONLY).toBe(false);
     expect(configError({ ADMIN_READ_ONLY: 'no' })).toMatch(/^Invalid configuration: ADMIN_READ_ONLY /);
+  });
+});
+
+describe('serializeError (log lines of errors)', () => {
+  it('drops the command arguments ioredis attaches to an error, at any depth, and redacts URLs', () => {
+    const password = 'Sw0rd@Fish#Tr0ut';
+    const replyError = Object.assign(new Error('WRONGPASS invalid username-password pair'), {
+      command: { name: 'auth', args: ['default', password] },
+    });
+    const outer = new Error(`store unavailable at redis://u:${encodeURIComponent(password)}@cache:6379`, {
+      cause: replyError,
+    });
+    const logged = JSON.stringify(serializeError(outer));
+    expectNoFragment(logged, password);
+    expect(logged).toContain('redis://***@cache:6379');
+    expect(logged).toContain('WRONGPASS invalid username-password pair');
+    expect(logged).not.toContain('"command"');
+    // Stack frames (file:// paths) stay readable.
+    expect(JSON.stringify(serializeError(new Error('x')))).toMatch(/redact\.test\.ts/);
   });
 });
