@@ -9,7 +9,7 @@ import { pino, type Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createApp } from './api/app.ts';
 import type { ReadinessCheck } from './api/context.ts';
-import { serializeError } from './redact.ts';
+import { redactText, serializeError } from './redact.ts';
 import { createRuntime } from './runtime.ts';
 
 /** In-flight requests get this long after SIGTERM (Kubernetes' default grace period is 30 s). */
@@ -97,6 +97,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`start-up failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`start-up failed: ${redactText(err instanceof Error ? err.message : String(err))}\n`);
   process.exit(1);
 });

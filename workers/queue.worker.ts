@@ -10,6 +10,8 @@
  *  - SIGKILL / crash: the job's lock expires and another worker takes the job (see WorkerTuning, settings.ts).
  *  - Tuning: QUEUE_LOCK_DURATION_MS, QUEUE_STALLED_INTERVAL_MS, QUEUE_MAX_STALLED_COUNT, QUEUE_WORKER_PREFETCH.
  *  - QUEUE_WORKER_HEARTBEAT_FILE: when set, a timestamp is written there every 10 s (liveness probe).
+ *  - QUEUE_SIGNING_KEY (required, the API's): chunk payloads whose HMAC does not match are never computed, and
+ *    outputs are signed for the API to verify (src/queue/chunk-signing.ts).
  */
 import { writeFile } from 'node:fs/promises';
 import pino from 'pino';

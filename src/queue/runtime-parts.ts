@@ -29,6 +29,9 @@ import { MemoryJobStore } from './job-store.ts';
 import type { JobStore } from './job-store.ts';
 import type { QueueRunner } from './queue-runner.ts';
 
+/** Below this many characters the admin token is accepted, with a warning (compose and k8s generate 64). */
+export const MIN_ADMIN_TOKEN_LENGTH = 24;
+
 /** How long running async jobs get to finish when the API shuts down before they are failed. */
 export const JOBS_DRAIN_MS = 10_000;
 
@@ -158,6 +161,12 @@ export async function createQueueParts(
       adminRouter(dashboard, config.ADMIN_TOKEN, config.ADMIN_READ_ONLY),
       config.HOST,
       config.ADMIN_PORT,
+    );
+  }
+  if (queue && config.ADMIN_TOKEN && config.ADMIN_TOKEN.length < MIN_ADMIN_TOKEN_LENGTH) {
+    logger.warn(
+      { length: config.ADMIN_TOKEN.length },
+      `admin: ADMIN_TOKEN is shorter than ${MIN_ADMIN_TOKEN_LENGTH} characters: guessable; use openssl rand -hex 32`,
     );
   }
   if (queue && config.ADMIN_TOKEN) {

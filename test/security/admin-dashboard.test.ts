@@ -108,13 +108,18 @@ describe('/admin/queues through the real server', () => {
     expect(await tryChanges(base, auth)).toEqual([405, 405, 405]);
     await expectUnchanged();
     expect(api.output()).not.toContain(TOKEN);
+    expect(api.output()).not.toMatch(/ADMIN_TOKEN is shorter than/);
   });
 
   it('with ADMIN_PORT: the dashboard is only on that port, the API port answers 404', async () => {
     const adminPort = await freePort();
-    const { api, base } = await startApi({ ADMIN_TOKEN: TOKEN, ADMIN_PORT: String(adminPort) });
+    // A short token works, with a warning that says so (and not the token).
+    const short = 'short-Tok3n';
+    const { api, base } = await startApi({ ADMIN_TOKEN: short, ADMIN_PORT: String(adminPort) });
     const admin = `http://127.0.0.1:${adminPort}`;
-    const auth = { Authorization: `Bearer ${TOKEN}` };
+    const auth = { Authorization: `Bearer ${short}` };
+    expect(api.output()).toMatch(/"length":11,"msg":"admin: ADMIN_TOKEN is shorter than 24 characters/);
+    expect(api.output()).not.toContain(short);
     expect(api.output()).toContain(`"port":${adminPort}`);
     expect((await fetch(`${base}/admin/queues`, { headers: auth })).status).toBe(404);
     expect((await fetch(`${admin}/admin/queues`)).status).toBe(401);
