@@ -2,8 +2,10 @@
 # Multi-stage build: compile TypeScript with the dev toolchain, ship only compiled JS and production
 # dependencies on Node 24, running as the unprivileged `node` user.
 #   docker build -t sor-loan-limits:1.0.0 .
-#   docker run -p 8080:8080 sor-loan-limits:1.0.0                                   # the API
-#   docker run -e REDIS_URL=redis://redis:6379 sor-loan-limits:1.0.0 node dist/workers/queue.worker.js   # a worker
+#   docker run -p 8080:8080 sor-loan-limits:1.0.0                                   # the API (no Redis)
+#   docker run -e REDIS_URL=redis://redis:6379 -e QUEUE_SIGNING_KEY="$KEY" sor-loan-limits:1.0.0 \
+#     node dist/workers/queue.worker.js                                             # a worker
+# With REDIS_URL, the API and every worker need the same QUEUE_SIGNING_KEY (KEY=$(openssl rand -hex 32)).
 
 ARG NODE_IMAGE=node:24-bookworm-slim
 

@@ -28,7 +28,7 @@ import { startChunkWorker } from '../src/queue/chunk-worker.ts';
 import { createQueueRunner } from '../src/queue/queue-runner.ts';
 import { QUEUE_NAME } from '../src/queue/settings.ts';
 import { csvPieces } from '../test/queue/csv-gen.ts';
-import { killAll, startWorker } from '../test/support/processes.ts';
+import { TEST_SIGNING_KEY, killAll, startWorker } from '../test/support/processes.ts';
 import { deleteKeys, findRedis, uniquePrefix } from '../test/support/redis.ts';
 
 function arg(name: string, fallback: number): number {
@@ -167,7 +167,12 @@ async function chunkCost(
   payload: string,
 ): Promise<{ localMs: number; queueMs: number; queueMsPipelined: number }> {
   const prefix = uniquePrefix('bench-cost');
-  const config = loadConfig({ REDIS_URL: redisUrl, BULLMQ_PREFIX: prefix, LOG_LEVEL: 'silent' });
+  const config = loadConfig({
+    REDIS_URL: redisUrl,
+    BULLMQ_PREFIX: prefix,
+    LOG_LEVEL: 'silent',
+    QUEUE_SIGNING_KEY: TEST_SIGNING_KEY,
+  });
   const worker = startChunkWorker({ config, logger: silent, runner: noopRunner, concurrency: 8 });
   const runner = createQueueRunner({ config, logger: silent, fallback: noopRunner });
   try {
@@ -229,7 +234,7 @@ async function main(): Promise<void> {
     for (const workers of [1, 2]) {
       const prefix = uniquePrefix(`bench-${workers}w`);
       prefixes.push(prefix);
-      const env = { REDIS_URL: redis.url, BULLMQ_PREFIX: prefix };
+      const env = { REDIS_URL: redis.url, BULLMQ_PREFIX: prefix, QUEUE_SIGNING_KEY: TEST_SIGNING_KEY };
       const pids: number[] = [];
       for (let i = 0; i < workers; i++) {
         const w = await startWorker({

@@ -5,8 +5,12 @@
  */
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { redactUrl } from './redact.ts';
 
 const MiB = 1024 * 1024;
+
+const REDIS_URL_MESSAGE =
+  'must be a redis:// or rediss:// URL (percent-encode @ # / ? and spaces in the user name and password)';
 
 const int = (min: number, max: number) =>
   z
@@ -36,7 +40,8 @@ const EnvSchema = z.object({
   REDIS_URL: z
     .string()
     .trim()
-    .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL')
+    .regex(/^rediss?:\/\/\S+$/, REDIS_URL_MESSAGE)
+    .refine(wellFormedUrl, REDIS_URL_MESSAGE)
     .optional()
     .or(z.literal('').transform(() => undefined)),
   BULLMQ_PREFIX: z
@@ -48,8 +53,23 @@ const EnvSchema = z.object({
   /** How long the API waits for one queued chunk before it counts as failed (then retried locally or errored). */
   QUEUE_CHUNK_TIMEOUT_MS: int(1000, 3_600_000).default(120_000),
   JOB_TTL_SECONDS: int(1, 365 * 24 * 3600).default(86_400),
-  /** Protects /admin/queues when set. */
+  /** Turns /admin/queues (bull-board) on, behind this token; unset, the dashboard is off. */
   ADMIN_TOKEN: z.string().min(1).optional(),
+  /**
+   * When set, /admin/queues is served on this port only (on HOST), not on PORT: deployments publish PORT and
+   * leave this one unpublished. 0 picks a free port (tests).
+   */
+  ADMIN_PORT: int(0, 65535).optional(),
+  /** The dashboard only shows the queue unless this is `false` (then it may retry, clean, pause, edit jobs). */
+  ADMIN_READ_ONLY: z
+    .enum(['true', 'false'], 'must be true or false')
+    .default('true')
+    .transform((v) => v === 'true'),
+  /**
+   * Key of the HMAC-SHA256 over every chunk payload and chunk output that passes through Redis (required with
+   * REDIS_URL; the same on the API and every worker): a chunk changed in Redis is rejected and recomputed.
+   */
+  QUEUE_SIGNING_KEY: z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)').optional(),
   /**
    * Queue worker (`npm run worker`) tuning, see src/queue/settings.ts: a job's lock lasts QUEUE_LOCK_DURATION_MS
    * (renewed every half of it); every QUEUE_STALLED_INTERVAL_MS a live worker moves jobs with expired locks (their
@@ -63,6 +83,29 @@ const EnvSchema = z.object({
   /** When set, the worker writes a timestamp there every 10 s (liveness probe for a process without HTTP). */
   QUEUE_WORKER_HEARTBEAT_FILE: z.string().trim().min(1).optional(),
 });
+
+/**
+ * A URL ioredis reads as written: one `@` at most, no fragment or space, and the WHATWG parser finds a host.
+ * (An unencoded `#` or `/` in a password makes a parser read part of the password as the host.)
+ */
+function wellFormedUrl(url: string): boolean {
+  if ((url.match(/@/g) ?? []).length > 1 || url.includes('#')) return false;
+  try {
+    return new URL(url).hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** Variables whose value is never printed, and REDIS_URL, printed only redacted (src/redact.ts). */
+const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'QUEUE_SIGNING_KEY']);
+
+function shownValue(name: string, value: string | undefined): string {
+  if (value === undefined) return '""';
+  if (SECRET_VARIABLES.has(name)) return `a value of ${value.length} characters, not shown`;
+  if (name === 'REDIS_URL') return redactUrl(value);
+  return JSON.stringify(value);
+}
 
 export type Config = Readonly<z.output<typeof EnvSchema>>;
 
@@ -85,7 +128,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const issue = parsed.error.issues[0];
     const name = String(issue?.path[0] ?? 'environment');
     throw new ConfigError(
-      `Invalid configuration: ${name} ${issue?.message ?? 'is invalid'} (got ${JSON.stringify(picked[name] ?? '')})`,
+      `Invalid configuration: ${name} ${issue?.message ?? 'is invalid'} (got ${shownValue(name, picked[name])})`,
+    );
+  }
+  if (parsed.data.REDIS_URL && !parsed.data.QUEUE_SIGNING_KEY) {
+    throw new ConfigError(
+      'Invalid configuration: QUEUE_SIGNING_KEY is required when REDIS_URL is set (at least 32 characters, the ' +
+        'same on the API and every worker; generate one with: openssl rand -hex 32)',
     );
   }
   return Object.freeze(parsed.data);

@@ -87,6 +87,17 @@ export const metrics = {
     labelNames: ['reason'] as const,
     registers: [registry],
   }),
+  /**
+   * Chunks refused because their HMAC did not match (src/queue/chunk-signing.ts): stage `payload` on a worker
+   * (the job's data was changed in Redis), `output` on the API (a stored output was changed). Each one was
+   * recomputed on the API's local pool, never used; any count here means someone writes to the queue's Redis.
+   */
+  chunkIntegrityFailures: new Counter({
+    name: 'sor_queue_chunk_integrity_failures_total',
+    help: 'Queue chunk payloads (stage=payload, on workers) or outputs (stage=output, on the API) refused because their HMAC did not match.',
+    labelNames: ['stage'] as const,
+    registers: [registry],
+  }),
   /** Chunk jobs in the BullMQ queue by state, read from Redis at scrape time. */
   queueDepth: new Gauge({
     name: 'sor_queue_jobs',

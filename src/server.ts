@@ -9,6 +9,7 @@ import { pino, type Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createApp } from './api/app.ts';
 import type { ReadinessCheck } from './api/context.ts';
+import { redactText, serializeError } from './redact.ts';
 import { createRuntime } from './runtime.ts';
 
 /** In-flight requests get this long after SIGTERM (Kubernetes' default grace period is 30 s). */
@@ -48,7 +49,8 @@ function urlOf(host: string, port: number): string {
 
 async function main(): Promise<void> {
   const config = readConfig();
-  const logger: Logger = pino({ level: config.LOG_LEVEL });
+  // Errors logged as `err` lose the Redis command arguments ioredis attaches to them, and URLs are redacted.
+  const logger: Logger = pino({ level: config.LOG_LEVEL, serializers: { err: serializeError } });
 
   let shuttingDown = false;
   const runtime = await createRuntime(config, logger);
@@ -95,6 +97,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`start-up failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`start-up failed: ${redactText(err instanceof Error ? err.message : String(err))}\n`);
   process.exit(1);
 });

@@ -25,7 +25,9 @@ describe('loadConfig', () => {
 
   it('treats an empty REDIS_URL as unset (the embedded default)', () => {
     expect(loadConfig({ REDIS_URL: '' }).REDIS_URL).toBeUndefined();
-    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).REDIS_URL).toBe('redis://127.0.0.1:6379');
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', QUEUE_SIGNING_KEY: 'k'.repeat(32) }).REDIS_URL).toBe(
+      'redis://127.0.0.1:6379',
+    );
   });
 
   it.each([

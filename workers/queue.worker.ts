@@ -10,13 +10,16 @@
  *  - SIGKILL / crash: the job's lock expires and another worker takes the job (see WorkerTuning, settings.ts).
  *  - Tuning: QUEUE_LOCK_DURATION_MS, QUEUE_STALLED_INTERVAL_MS, QUEUE_MAX_STALLED_COUNT, QUEUE_WORKER_PREFETCH.
  *  - QUEUE_WORKER_HEARTBEAT_FILE: when set, a timestamp is written there every 10 s (liveness probe).
+ *  - QUEUE_SIGNING_KEY (required, the API's): chunk payloads whose HMAC does not match are never computed, and
+ *    outputs are signed for the API to verify (src/queue/chunk-signing.ts).
  */
 import { writeFile } from 'node:fs/promises';
 import pino from 'pino';
 import { createPoolRunner } from '../src/bulk/runners/pool.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { startChunkWorker } from '../src/queue/chunk-worker.ts';
-import { checkRedisServer, createRedis, producerOptions, redactUrl, waitReady } from '../src/queue/connection.ts';
+import { redactText, redactUrl, urlSecrets } from '../src/redact.ts';
+import { checkRedisServer, createRedis, producerOptions, waitReady } from '../src/queue/connection.ts';
 import { workerTuning } from '../src/queue/settings.ts';
 
 async function main(): Promise<number> {
@@ -45,7 +48,10 @@ async function main(): Promise<number> {
   let waitedLog = 0;
   while (!check.ok && /unreachable/i.test(check.detail)) {
     if (Date.now() - waitedLog > 5000) {
-      logger.warn({ redis: redactUrl(config.REDIS_URL), detail: check.detail }, 'worker: waiting for Redis');
+      logger.warn(
+        { redis: redactUrl(config.REDIS_URL), detail: redactText(check.detail, urlSecrets(config.REDIS_URL)) },
+        'worker: waiting for Redis',
+      );
       waitedLog = Date.now();
     }
     await new Promise((r) => setTimeout(r, 500));
@@ -53,7 +59,10 @@ async function main(): Promise<number> {
   }
   probe.disconnect();
   if (!check.ok) {
-    logger.fatal({ redis: redactUrl(config.REDIS_URL) }, `worker: refusing to start: ${check.detail}`);
+    logger.fatal(
+      { redis: redactUrl(config.REDIS_URL) },
+      `worker: refusing to start: ${redactText(check.detail, urlSecrets(config.REDIS_URL))}`,
+    );
     return 1;
   }
   logger.info({ redisVersion: check.version, maxmemoryPolicy: check.maxmemoryPolicy }, 'worker: Redis checked');
@@ -117,7 +126,9 @@ main().then(
     setTimeout(() => process.exit(code), 200).unref();
   },
   (err: unknown) => {
-    console.error('queue worker failed:', err);
+    // Only the message, redacted: an error object of the Redis client may carry a command's arguments.
+    const message = err instanceof Error ? err.message : String(err);
+    console.error(`queue worker failed: ${redactText(message, urlSecrets(process.env.REDIS_URL))}`);
     process.exit(1);
   },
 );

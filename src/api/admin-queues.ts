@@ -1,5 +1,7 @@
 /**
- * bull-board over the chunk queue, served at /admin/queues by the ops router (behind ADMIN_TOKEN when set).
+ * bull-board over the chunk queue, served at /admin/queues by the ops router, only when ADMIN_TOKEN is set.
+ * Read-only unless ADMIN_READ_ONLY=false: bull-board's readOnlyMode hides and refuses retry, clean, pause,
+ * promote, add and update-data (and ops-route.ts refuses every method but GET/HEAD before bull-board sees it).
  * Its own module so that bull-board, bullmq and ioredis are loaded only when REDIS_URL is set.
  */
 import { createBullBoard } from '@bull-board/api';
@@ -9,13 +11,18 @@ import type { Queue } from 'bullmq';
 import type { RequestHandler } from 'express';
 import { ADMIN_QUEUES_PATH } from './ops-route.ts';
 
-export function adminQueuesHandler(queue: Queue): RequestHandler {
+export interface AdminQueuesOptions {
+  /** No changes through the dashboard (the default of ADMIN_READ_ONLY). */
+  readOnly: boolean;
+}
+
+export function adminQueuesHandler(queue: Queue, options: AdminQueuesOptions): RequestHandler {
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(ADMIN_QUEUES_PATH);
   createBullBoard({
-    queues: [new BullMQAdapter(queue, { readOnlyMode: false })],
+    queues: [new BullMQAdapter(queue, { readOnlyMode: options.readOnly })],
     serverAdapter,
-    options: { uiConfig: { boardTitle: 'sor chunk queue' } },
+    options: { uiConfig: { boardTitle: options.readOnly ? 'sor chunk queue (read-only)' : 'sor chunk queue' } },
   });
   return serverAdapter.getRouter() as RequestHandler;
 }

@@ -1,9 +1,13 @@
 /**
  * GET /healthz: liveness, always 200 {status: 'ok'} while the process serves HTTP.
  * GET /readyz: readiness; runs every ctx.readiness check in parallel (each bounded by a timeout) and answers 200
- * when all pass, 503 with each check's result when one fails.
+ * when all pass, 503 with each check's result when one fails. The probe is anonymous: it answers each check's
+ * name and state, never an address, a user or an error message (a check that throws answers `check failed`;
+ * its message, redacted, goes to the log).
  */
 import { Router } from 'express';
+import type { Logger } from 'pino';
+import { redactText } from '../redact.ts';
 import type { AppContext, ReadinessCheck } from './context.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 
@@ -15,7 +19,7 @@ export interface CheckReport {
   detail?: string;
 }
 
-async function runCheck(check: ReadinessCheck, timeoutMs: number): Promise<CheckReport> {
+async function runCheck(check: ReadinessCheck, timeoutMs: number, logger: Logger): Promise<CheckReport> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<CheckReport>((resolve) => {
     timer = setTimeout(
@@ -26,11 +30,11 @@ async function runCheck(check: ReadinessCheck, timeoutMs: number): Promise<Check
   try {
     const outcome = check.check().then(
       (r): CheckReport => (r.detail === undefined ? { name: check.name, ok: r.ok } : { name: check.name, ...r }),
-      (err: unknown): CheckReport => ({
-        name: check.name,
-        ok: false,
-        detail: err instanceof Error ? err.message : 'check failed',
-      }),
+      (err: unknown): CheckReport => {
+        const message = err instanceof Error ? err.message : String(err);
+        logger.warn({ check: check.name, err: redactText(message) }, 'readiness check failed');
+        return { name: check.name, ok: false, detail: 'check failed' };
+      },
     );
     return await Promise.race([outcome, timeout]);
   } finally {
@@ -47,7 +51,7 @@ export function healthRouter(ctx: AppContext, timeoutMs = READINESS_TIMEOUT_MS):
   router.all('/healthz', methodNotAllowed('GET'));
 
   router.get('/readyz', async (_req, res) => {
-    const checks = await Promise.all(ctx.readiness.map((c) => runCheck(c, timeoutMs)));
+    const checks = await Promise.all(ctx.readiness.map((c) => runCheck(c, timeoutMs, ctx.logger)));
     const ready = checks.every((c) => c.ok);
     res.setHeader('Cache-Control', 'no-store');
     res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'unavailable', checks });

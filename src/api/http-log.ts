@@ -11,7 +11,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { NextFunction, Request, Response } from 'express';
-import { stdSerializers, type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { serializeError } from '../redact.ts';
 import { assignRequestId } from './request-id.ts';
 
 const MAX_LOGGED_PATH = 256;
@@ -42,7 +43,7 @@ export function createHttpLogger(logger: Logger) {
         res: { statusCode: res.statusCode },
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,
       };
-      if (response.err !== undefined) line.err = stdSerializers.err(response.err as Error);
+      if (response.err !== undefined) line.err = serializeError(response.err);
       if (aborted) logger.warn(line, 'request aborted');
       else if (response.err !== undefined || res.statusCode >= 500) logger.error(line, 'request failed');
       else logger.info(line, 'request completed');

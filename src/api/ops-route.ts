@@ -1,12 +1,13 @@
 /**
  * Operations endpoints (not part of the v1 interface):
  *   GET /metrics        Prometheus text format (prom-client registry of src/metrics.ts)
- *   /admin/queues       bull-board UI over the chunk queue, only when REDIS_URL is set (src/api/admin-queues.ts,
- *                       loaded only then: bull-board pulls in bullmq and ioredis); when ADMIN_TOKEN is set it
+ *   /admin/queues       bull-board UI over the chunk queue (src/api/admin-queues.ts, loaded only with REDIS_URL:
+ *                       bull-board pulls in bullmq and ioredis). Off (404) unless ADMIN_TOKEN is set; then it
  *                       requires `Authorization: Bearer <token>` or HTTP Basic with the token as password (any
- *                       user name), so a browser can open it.
+ *                       user name), so a browser can open it. The token is compared in constant time and never
+ *                       logged. Read-only unless ADMIN_READ_ONLY=false: any method but GET/HEAD is refused (405).
  */
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router } from 'express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { AppError } from '../errors.ts';
@@ -17,10 +18,14 @@ import { methodNotAllowed } from './method-not-allowed.ts';
 export const METRICS_PATH = '/metrics';
 export const ADMIN_QUEUES_PATH = '/admin/queues';
 
-function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
+/**
+ * Constant time in the contents and the lengths: both sides are hashed to 32 bytes first, so neither a wrong
+ * character's position nor the token's length shows in the time taken.
+ */
+export function sameSecret(given: string, expected: string): boolean {
+  const x = createHash('sha256').update(given, 'utf8').digest();
+  const y = createHash('sha256').update(expected, 'utf8').digest();
+  return timingSafeEqual(x, y);
 }
 
 /** The token from `Authorization: Bearer <t>` or `Authorization: Basic base64(user:<t>)`. */
@@ -38,9 +43,9 @@ function presentedToken(req: Request): string | undefined {
   return undefined;
 }
 
-export function adminAuth(token: string | undefined): RequestHandler {
+export function adminAuth(token: string): RequestHandler {
+  if (token.length === 0) throw new Error('adminAuth needs a token');
   return (req: Request, res: Response, next: NextFunction) => {
-    if (token === undefined) return next();
     const given = presentedToken(req);
     if (given !== undefined && sameSecret(given, token)) return next();
     res.setHeader('WWW-Authenticate', 'Basic realm="sor admin", charset="UTF-8"');
@@ -55,10 +60,31 @@ export function adminAuth(token: string | undefined): RequestHandler {
   };
 }
 
+/** In read-only mode only GET and HEAD reach the dashboard; anything else is refused here, whatever the path. */
+export function readOnlyGuard(): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (req.method === 'GET' || req.method === 'HEAD') return next();
+    res.setHeader('Allow', 'GET, HEAD');
+    sendError(
+      res,
+      new AppError(
+        'method_not_allowed',
+        405,
+        'The queue dashboard is read-only (set ADMIN_READ_ONLY=false to allow changes).',
+      ),
+    );
+  };
+}
+
 export interface OpsOptions {
-  /** bull-board over the chunk queue (adminQueuesHandler); without it /admin/queues is not mounted (no Redis). */
+  /**
+   * bull-board over the chunk queue (adminQueuesHandler); mounted only together with adminToken (no Redis or no
+   * token: /admin/queues is 404).
+   */
   adminQueues?: RequestHandler;
   adminToken?: string;
+  /** Refuse every method but GET/HEAD on /admin/queues (default true). */
+  adminReadOnly?: boolean;
 }
 
 export function opsRouter(options: OpsOptions = {}): Router {
@@ -76,8 +102,16 @@ export function opsRouter(options: OpsOptions = {}): Router {
   });
   router.all(METRICS_PATH, methodNotAllowed('GET'));
 
-  if (options.adminQueues) {
-    router.use(ADMIN_QUEUES_PATH, adminAuth(options.adminToken), options.adminQueues);
+  if (options.adminQueues && options.adminToken) {
+    router.use(adminRouter(options.adminQueues, options.adminToken, options.adminReadOnly !== false));
   }
+  return router;
+}
+
+/** /admin/queues behind the token (and the read-only guard): on the API's port, or on ADMIN_PORT alone. */
+export function adminRouter(adminQueues: RequestHandler, token: string, readOnly: boolean): Router {
+  const router = Router();
+  const guards = [adminAuth(token), ...(readOnly ? [readOnlyGuard()] : [])];
+  router.use(ADMIN_QUEUES_PATH, ...guards, adminQueues);
   return router;
 }

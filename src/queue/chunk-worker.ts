@@ -3,10 +3,12 @@
  * (the process's own piscina pool), with `concurrency` equal to the pool's threads. Used by
  * workers/queue.worker.ts; kept here, separate from the process entry point, so tests can run it in-process.
  *
- *  - The job's data is the chunk payload string; the output text goes to a short-lived Redis key and the job
- *    returns only the counts (events stay small however large a chunk's output is).
+ *  - The job's data is the chunk payload and its HMAC (chunk-signing.ts): a payload whose MAC does not match
+ *    (changed in Redis) is never computed; the job fails at once and the API recomputes the chunk locally.
+ *  - The output bytes go to a short-lived Redis key (RESULT_TTL_SECONDS; the API deletes them as it reads them)
+ *    and the job returns only the counts and the output's MAC (events stay small however large the output).
  *  - Transient failures (a pool thread died, Redis blipped while storing the result) are retried with
- *    exponential backoff (settings.ts); a job whose data is not a payload string fails at once
+ *    exponential backoff (settings.ts); a job whose data is not a signed payload fails at once
  *    (UnrecoverableError) and alone: other jobs keep flowing.
  *  - Stalled-job recovery: see WorkerTuning in settings.ts.
  *  - close() stops taking jobs, lets in-flight jobs finish and store their output (graceful drain).
@@ -19,9 +21,12 @@ import type { Logger } from 'pino';
 import type { ChunkRunner } from '../bulk/runner.ts';
 import type { Config } from '../config.ts';
 import { metrics } from '../metrics.ts';
-import { blockingOptions, createRedis, redactUrl } from './connection.ts';
+import { redactUrl } from '../redact.ts';
+import { ChunkSigner, isChunkJobData, payloadDigest } from './chunk-signing.ts';
+import type { ChunkJobData } from './chunk-signing.ts';
+import { blockingOptions, createRedis } from './connection.ts';
 import type { ChunkJobReturn } from './queue-runner.ts';
-import { DEFAULT_WORKER_TUNING, QUEUE_NAME, chunkResultKey, resultTtlSeconds } from './settings.ts';
+import { DEFAULT_WORKER_TUNING, QUEUE_NAME, RESULT_TTL_SECONDS, chunkResultKey } from './settings.ts';
 import type { WorkerTuning } from './settings.ts';
 
 export interface ChunkWorkerOptions {
@@ -46,7 +51,7 @@ export interface ChunkWorkerStats {
 }
 
 export interface ChunkWorker {
-  readonly worker: Worker<string, ChunkJobReturn>;
+  readonly worker: Worker<ChunkJobData, ChunkJobReturn>;
   readonly stats: ChunkWorkerStats;
   /** Resolves once the worker has connected and is waiting for jobs. */
   ready(): Promise<void>;
@@ -73,21 +78,30 @@ export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
   const logger = options.logger.child({ component: 'queue-worker' });
   const tuning = options.tuning ?? DEFAULT_WORKER_TUNING;
   const prefix = config.BULLMQ_PREFIX;
-  const ttl = resultTtlSeconds(config.QUEUE_CHUNK_TIMEOUT_MS);
+  if (!config.QUEUE_SIGNING_KEY) throw new Error('the queue worker needs QUEUE_SIGNING_KEY');
+  const signer = new ChunkSigner(config.QUEUE_SIGNING_KEY);
   const stats: ChunkWorkerStats = { chunks: 0, students: 0, rows: 0, failed: 0 };
 
   const connection: Redis = createRedis(url, blockingOptions({ connectionName: 'sor-worker' }));
   connection.on('error', (err: Error) => logger.debug({ err: err.message }, 'worker: Redis connection error'));
 
-  const processor = async (job: Job<string, ChunkJobReturn>): Promise<ChunkJobReturn> => {
-    const payload: unknown = job.data;
-    if (typeof payload !== 'string' || payload.length === 0) {
-      throw new UnrecoverableError('malformed chunk job: its data is not a chunk payload string');
+  const processor = async (job: Job<ChunkJobData, ChunkJobReturn>): Promise<ChunkJobReturn> => {
+    const data: unknown = job.data;
+    const jobId = String(job.id);
+    if (!isChunkJobData(data)) {
+      throw new UnrecoverableError('malformed chunk job: its data is not a signed chunk payload');
+    }
+    if (!signer.verifyPayload(jobId, data)) {
+      metrics.chunkIntegrityFailures.inc({ stage: 'payload' });
+      throw new UnrecoverableError(
+        'chunk payload failed its integrity check (changed in Redis, or signed with another QUEUE_SIGNING_KEY): ' +
+          'not computed',
+      );
     }
     const started = performance.now();
     let out;
     try {
-      out = await runner.run({ index: indexOf(job.id), payload });
+      out = await runner.run({ index: indexOf(job.id), payload: data.payload });
     } catch (err) {
       // A payload that cannot be decoded fails the same way every time: no retries, fail this job alone.
       if (isMalformed(err)) throw new UnrecoverableError(`malformed chunk payload: ${(err as Error).message}`);
@@ -95,16 +109,20 @@ export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
     }
     // The output must be in Redis before the job completes: the completed event tells the API to read it.
     // A pool created with output 'bytes' hands over UTF-8 bytes: stored as they are, never re-encoded here.
-    const body = out.bytes ? Buffer.from(out.bytes.buffer, out.bytes.byteOffset, out.bytes.byteLength) : out.text;
-    await connection.set(chunkResultKey(prefix, String(job.id)), body, 'EX', ttl);
+    const body = out.bytes
+      ? Buffer.from(out.bytes.buffer, out.bytes.byteOffset, out.bytes.byteLength)
+      : Buffer.from(out.text, 'utf8');
+    const counts = { rows: out.rows, errorRows: out.errorRows, students: out.students };
+    const mac = signer.signOutput(jobId, payloadDigest(data.payload), counts, body);
+    await connection.set(chunkResultKey(prefix, jobId), body, 'EX', RESULT_TTL_SECONDS);
     metrics.chunkDuration.observe({ runner: 'queue-worker', outcome: 'ok' }, (performance.now() - started) / 1000);
     stats.chunks++;
     stats.students += out.students;
     stats.rows += out.rows;
-    return { rows: out.rows, errorRows: out.errorRows, students: out.students };
+    return { ...counts, mac };
   };
 
-  const worker = new Worker<string, ChunkJobReturn>(QUEUE_NAME, processor, {
+  const worker = new Worker<ChunkJobData, ChunkJobReturn>(QUEUE_NAME, processor, {
     connection,
     prefix,
     // Shown in bull-board as "processed by" and used by tests to find the job a given worker holds.
@@ -116,7 +134,7 @@ export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
     autorun: true,
   });
   worker.on('error', (err: Error) => logger.warn({ err: err.message }, 'worker: BullMQ error'));
-  worker.on('failed', (job: Job<string, ChunkJobReturn> | undefined, err: Error) => {
+  worker.on('failed', (job: Job<ChunkJobData, ChunkJobReturn> | undefined, err: Error) => {
     stats.failed++;
     const attempts = job?.opts.attempts ?? 1;
     const final = !job || job.attemptsMade >= attempts || err instanceof UnrecoverableError;

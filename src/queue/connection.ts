@@ -69,9 +69,13 @@ export function waitReady(client: Redis, ms: number, failOnError = false): Promi
   });
 }
 
+/** What a readiness probe may say about Redis: a state, never an address. */
+export type RedisState = 'ready' | 'unreachable' | 'version_too_old' | 'evicting';
+
 export interface RedisCheck {
   ok: boolean;
-  /** One sentence saying what is wrong (or what was found). */
+  state: RedisState;
+  /** One sentence saying what is wrong (or what was found), for the logs (may name host:port, never a password). */
   detail: string;
   version?: string;
   maxmemoryPolicy?: string;
@@ -101,13 +105,14 @@ export async function checkRedisServer(client: Redis): Promise<RedisCheck> {
   try {
     info = await client.info();
   } catch (err) {
-    return { ok: false, detail: `Redis is unreachable: ${(err as Error).message}` };
+    return { ok: false, state: 'unreachable', detail: `Redis is unreachable: ${(err as Error).message}` };
   }
   const version = infoField(info, 'redis_version') ?? 'unknown';
   const policy = infoField(info, 'maxmemory_policy') ?? 'unknown';
   if (version === 'unknown' || compareVersions(version, MIN_REDIS_VERSION) < 0) {
     return {
       ok: false,
+      state: 'version_too_old',
       version,
       maxmemoryPolicy: policy,
       detail: `Redis ${version} is too old: the queue needs Redis >= ${MIN_REDIS_VERSION}`,
@@ -116,6 +121,7 @@ export async function checkRedisServer(client: Redis): Promise<RedisCheck> {
   if (policy !== 'noeviction') {
     return {
       ok: false,
+      state: 'evicting',
       version,
       maxmemoryPolicy: policy,
       detail:
@@ -123,16 +129,14 @@ export async function checkRedisServer(client: Redis): Promise<RedisCheck> {
         'chunks and job results (set maxmemory-policy noeviction in redis.conf or your provider settings)',
     };
   }
-  return { ok: true, version, maxmemoryPolicy: policy, detail: `Redis ${version}, maxmemory-policy noeviction` };
+  return {
+    ok: true,
+    state: 'ready',
+    version,
+    maxmemoryPolicy: policy,
+    detail: `Redis ${version}, maxmemory-policy noeviction`,
+  };
 }
 
-/** Connection URL without its password, for log lines. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'redis://(unparsable url)';
-  }
-}
+/** Kept here for existing importers; the one redaction lives in src/redact.ts. */
+export { redactUrl } from '../redact.ts';

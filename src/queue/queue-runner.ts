@@ -1,7 +1,8 @@
 /**
  * The queue runner: the third implementation of ChunkRunner. Each chunk becomes one BullMQ job on queue `calc`
- * (keys `${BULLMQ_PREFIX}:calc:*`) whose data is the chunk's compact payload string; a worker process
- * (workers/queue.worker.ts) runs it and leaves the output text in a short-lived Redis key; this process learns
+ * (keys `${BULLMQ_PREFIX}:calc:*`) whose data is the chunk's compact payload string and its HMAC
+ * (chunk-signing.ts); a worker process (workers/queue.worker.ts) verifies and runs it and leaves the output bytes
+ * in a short-lived Redis key, with their HMAC in the job's return value; this process learns
  * of the completion through ONE shared QueueEvents stream reader and hands the output back to the pipeline,
  * whose reorder buffer writes chunks in index order. The pipeline bounds how many chunks are in flight.
  *
@@ -9,15 +10,21 @@
  * the workers, times out (QUEUE_CHUNK_TIMEOUT_MS) or loses its connection while waiting, the chunk runs on the
  * local pool instead (BULK_QUEUE_FALLBACK=local, the default) or rejects (=fail), which the pipeline turns into
  * error rows for that chunk's students. Either way the output never silently loses a row.
+ *
+ * Integrity: an output is used only when its HMAC matches (the job id, the digest of the payload this process
+ * sent, the counts and the bytes); otherwise the chunk is recomputed locally (fallback reason `integrity`), so
+ * a payload or output changed in Redis never reaches a client. Chunk job ids are `<random run id>.c<index>`.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
 import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ChunkOutput, ChunkRunner, ChunkTask } from '../bulk/runner.ts';
 import type { Config } from '../config.ts';
 import { metrics } from '../metrics.ts';
-import { blockingOptions, checkRedisServer, createRedis, producerOptions, redactUrl, waitReady } from './connection.ts';
+import { redactUrl } from '../redact.ts';
+import { ChunkSigner, payloadDigest } from './chunk-signing.ts';
+import type { ChunkCounts } from './chunk-signing.ts';
+import { blockingOptions, checkRedisServer, createRedis, producerOptions, waitReady } from './connection.ts';
 import type { RedisCheck } from './connection.ts';
 import {
   CHUNK_ATTEMPTS,
@@ -28,18 +35,20 @@ import {
   QUEUE_NAME,
   chunkJobId,
   chunkResultKey,
+  newRunId,
 } from './settings.ts';
 
-/** A chunk task, optionally tagged with the request it belongs to (used to derive the job id). */
+/** A chunk task, optionally tagged with the random id of the bulk run it belongs to (its job ids' prefix). */
 export interface QueueChunkTask extends ChunkTask {
-  requestId?: string;
+  runId?: string;
 }
 
-/** What the worker returns through the `completed` event; the output text itself travels in a Redis key. */
-export interface ChunkJobReturn {
-  rows: number;
-  errorRows: number;
-  students: number;
+/**
+ * What the worker returns through the `completed` event: the counts and the output's HMAC; the output bytes
+ * themselves travel in a Redis key.
+ */
+export interface ChunkJobReturn extends ChunkCounts {
+  mac: string;
 }
 
 export type FallbackReason =
@@ -49,12 +58,16 @@ export type FallbackReason =
   | 'job_failed'
   | 'timeout'
   | 'connection_lost'
-  | 'result_missing';
+  | 'result_missing'
+  | 'integrity';
 
 export interface QueueRunner extends ChunkRunner {
   readonly kind: 'queue';
   run(task: QueueChunkTask): Promise<ChunkOutput>;
-  /** A runner whose chunk job ids derive from `requestId` (one per bulk request or async job). */
+  /**
+   * A runner for one bulk run (a bulk request or an async job): its chunk job ids share a fresh random run id.
+   * The argument is not used in the ids (they must not lead to a request or a job): it is only the interface's.
+   */
   forRequest(requestId: string): ChunkRunner;
   /** Redis reachable, recent enough, noeviction. */
   check(): Promise<RedisCheck>;
@@ -108,7 +121,12 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
 function isChunkJobReturn(v: unknown): v is ChunkJobReturn {
   if (v === null || typeof v !== 'object') return false;
   const o = v as Record<string, unknown>;
-  return typeof o.rows === 'number' && typeof o.errorRows === 'number' && typeof o.students === 'number';
+  return (
+    Number.isSafeInteger(o.rows) &&
+    Number.isSafeInteger(o.errorRows) &&
+    Number.isSafeInteger(o.students) &&
+    typeof o.mac === 'string'
+  );
 }
 
 export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
@@ -119,6 +137,8 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
   const logger = options.logger.child({ component: 'queue-runner' });
   const prefix = config.BULLMQ_PREFIX;
   const enqueueTimeoutMs = options.enqueueTimeoutMs ?? 5000;
+  if (!config.QUEUE_SIGNING_KEY) throw new Error('createQueueRunner needs QUEUE_SIGNING_KEY');
+  const signer = new ChunkSigner(config.QUEUE_SIGNING_KEY);
 
   const producer = createRedis(url, producerOptions({ connectionName: 'sor-api-producer' }));
   let wasReady = false;
@@ -252,7 +272,7 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
         ));
       if (!reachable) return fallbackOrFail(task, 'redis_unreachable', `Redis is unreachable (${producer.status})`);
     }
-    const jobId = chunkJobId(task.requestId ?? randomUUID(), task.index);
+    const jobId = chunkJobId(task.runId ?? newRunId(), task.index);
     try {
       await withTimeout(ensureEvents(), enqueueTimeoutMs, 'the events reader did not start in time');
     } catch (err) {
@@ -266,7 +286,11 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
     done.catch(() => undefined);
     waiters.set(jobId, settle);
     try {
-      await withTimeout(queue.add(CHUNK_JOB_NAME, task.payload, { jobId }), enqueueTimeoutMs, 'enqueue timed out');
+      await withTimeout(
+        queue.add(CHUNK_JOB_NAME, signer.signPayload(jobId, task.payload), { jobId }),
+        enqueueTimeoutMs,
+        'enqueue timed out',
+      );
     } catch (err) {
       waiters.delete(jobId);
       return fallbackOrFail(
@@ -319,6 +343,14 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
     if (bytes === null) {
       return fallbackOrFail(task, 'result_missing', `chunk ${task.index}'s output was missing from Redis`);
     }
+    if (!signer.verifyOutput(jobId, payloadDigest(task.payload), summary, bytes, summary.mac)) {
+      metrics.chunkIntegrityFailures.inc({ stage: 'output' });
+      return fallbackOrFail(
+        task,
+        'integrity',
+        `chunk ${task.index}'s output failed its integrity check (changed in Redis): discarded`,
+      );
+    }
     return {
       index: task.index,
       text: '',
@@ -334,12 +366,11 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
     queue,
     redis: producer,
     run,
-    forRequest(requestId: string): ChunkRunner {
-      // The random suffix keeps ids unique when a request id repeats (e.g. counters that restart with the process).
-      const key = `${requestId}-${randomBytes(4).toString('hex')}`;
+    forRequest(): ChunkRunner {
+      const runId = newRunId();
       return {
         kind: 'queue',
-        run: (task: ChunkTask) => run({ index: task.index, payload: task.payload, requestId: key }),
+        run: (task: ChunkTask) => run({ index: task.index, payload: task.payload, runId }),
         close: async () => undefined,
       };
     },
@@ -348,7 +379,7 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
         try {
           await waitReady(producer, 1000, true);
         } catch (err) {
-          return { ok: false, detail: `Redis at ${redactUrl(url)} is unreachable: ${(err as Error).message}` };
+          return { ok: false, state: 'unreachable', detail: `Redis is unreachable: ${(err as Error).message}` };
         }
       }
       return checkRedisServer(producer);

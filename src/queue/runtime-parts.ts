@@ -2,7 +2,8 @@
  * The queue module's share of the runtime (src/runtime.ts calls createQueueParts once at start-up):
  *  - with REDIS_URL: the large runner becomes the queue runner (falling back to the local pool per
  *    BULK_QUEUE_FALLBACK), a `redis` readiness check (reachable, version, maxmemory-policy noeviction, logged at
- *    start-up too), async jobs in Redis, bull-board at /admin/queues;
+ *    start-up too; /readyz shows only its state, never an address), async jobs in Redis, bull-board at
+ *    /admin/queues when ADMIN_TOKEN is set (read-only unless ADMIN_READ_ONLY=false; off, and logged so, without);
  *  - without: the large runner stays the pool and async jobs use the in-process store (lost on restart);
  *  - always: the /v1/jobs router and its OpenAPI paths, GET /metrics, and runners instrumented for metrics
  *    (chunk durations, rows and students processed).
@@ -15,15 +16,21 @@ import type { Logger } from 'pino';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { ReadinessCheck } from '../api/context.ts';
 import { jobsOpenApiPaths, jobsRouter } from '../api/jobs-route.ts';
-import { opsRouter } from '../api/ops-route.ts';
+import { startAdminListener } from '../api/admin-listener.ts';
+import type { AdminListener } from '../api/admin-listener.ts';
+import { adminRouter, opsRouter } from '../api/ops-route.ts';
 import { runBulk } from '../bulk/pipeline.ts';
 import type { ChunkOutput, ChunkRunner, ChunkTask } from '../bulk/runner.ts';
 import type { Config } from '../config.ts';
 import { metrics, setGaugeSources } from '../metrics.ts';
+import { redactText, redactUrl, urlSecrets } from '../redact.ts';
 import { AsyncJobs } from './async-jobs.ts';
 import { MemoryJobStore } from './job-store.ts';
 import type { JobStore } from './job-store.ts';
 import type { QueueRunner } from './queue-runner.ts';
+
+/** Below this many characters the admin token is accepted, with a warning (compose and k8s generate 64). */
+export const MIN_ADMIN_TOKEN_LENGTH = 24;
 
 /** How long running async jobs get to finish when the API shuts down before they are failed. */
 export const JOBS_DRAIN_MS = 10_000;
@@ -66,6 +73,8 @@ export interface QueueParts {
   openApiPaths: ZodOpenApiPathsObject;
   /** The queue runner when REDIS_URL is set. */
   queue?: QueueRunner;
+  /** The dashboard's own listener, when ADMIN_PORT is set (with REDIS_URL and ADMIN_TOKEN). */
+  adminListener?: AdminListener;
   jobs: AsyncJobs;
   /** Drains async jobs, closes the queue runner and its connections (not the pool: the runtime owns it). */
   close(): Promise<void>;
@@ -82,29 +91,33 @@ export async function createQueueParts(
   const readiness: ReadinessCheck[] = [];
 
   if (config.REDIS_URL) {
-    const [{ createQueueRunner }, { RedisJobStore }, { redactUrl }] = await Promise.all([
+    const [{ createQueueRunner }, { RedisJobStore }] = await Promise.all([
       import('./queue-runner.ts'),
       import('./redis-job-store.ts'),
-      import('./connection.ts'),
     ]);
+    const secrets = urlSecrets(config.REDIS_URL);
     queue = createQueueRunner({ config, logger, fallback: local.pool });
     const q = queue;
     const check = await q.check();
     const where = { redis: redactUrl(config.REDIS_URL), prefix: config.BULLMQ_PREFIX };
     if (check.ok) {
-      logger.info({ ...where, detail: check.detail }, 'queue: bulk chunks go through Redis (BullMQ queue calc)');
+      logger.info(
+        { ...where, detail: redactText(check.detail, secrets) },
+        'queue: bulk chunks go through Redis (BullMQ queue calc)',
+      );
     } else {
       logger.error(
         { ...where, fallback: config.BULK_QUEUE_FALLBACK },
-        `queue: Redis is not usable: ${check.detail}. /readyz reports not ready; bulk chunks run on the local ` +
+        `queue: Redis is not usable: ${redactText(check.detail, secrets)}. /readyz reports not ready; bulk chunks run on the local ` +
           `pool while it lasts (BULK_QUEUE_FALLBACK=${config.BULK_QUEUE_FALLBACK}).`,
       );
     }
     readiness.push({
       name: 'redis',
+      // A state only (ready, unreachable, version_too_old, evicting): anonymous probes learn no address or user.
       async check() {
         const c = await q.check();
-        return { ok: c.ok, detail: c.detail };
+        return { ok: c.ok, detail: c.state };
       },
     });
     store = new RedisJobStore(q.redis, config.BULLMQ_PREFIX, config.JOB_TTL_SECONDS);
@@ -129,13 +142,44 @@ export async function createQueueParts(
     runBulk,
   });
 
+  const dashboard =
+    queue && config.ADMIN_TOKEN
+      ? (await import('../api/admin-queues.ts')).adminQueuesHandler(queue.queue, { readOnly: config.ADMIN_READ_ONLY })
+      : undefined;
   const routers = [
     jobsRouter(jobs, { maxBytes: config.BULK_MAX_BYTES }),
     opsRouter({
-      adminQueues: queue ? (await import('../api/admin-queues.ts')).adminQueuesHandler(queue.queue) : undefined,
+      // On the API's port unless ADMIN_PORT gives the dashboard a listener of its own (below).
+      adminQueues: config.ADMIN_PORT === undefined ? dashboard : undefined,
       adminToken: config.ADMIN_TOKEN,
+      adminReadOnly: config.ADMIN_READ_ONLY,
     }),
   ];
+  let adminListener: AdminListener | undefined;
+  if (dashboard && config.ADMIN_TOKEN && config.ADMIN_PORT !== undefined) {
+    adminListener = await startAdminListener(
+      adminRouter(dashboard, config.ADMIN_TOKEN, config.ADMIN_READ_ONLY),
+      config.HOST,
+      config.ADMIN_PORT,
+    );
+  }
+  if (queue && config.ADMIN_TOKEN && config.ADMIN_TOKEN.length < MIN_ADMIN_TOKEN_LENGTH) {
+    logger.warn(
+      { length: config.ADMIN_TOKEN.length },
+      `admin: ADMIN_TOKEN is shorter than ${MIN_ADMIN_TOKEN_LENGTH} characters: guessable; use openssl rand -hex 32`,
+    );
+  }
+  if (queue && config.ADMIN_TOKEN) {
+    logger.info(
+      { path: '/admin/queues', port: adminListener?.port ?? config.PORT, readOnly: config.ADMIN_READ_ONLY },
+      config.ADMIN_READ_ONLY
+        ? 'admin: queue dashboard on, behind ADMIN_TOKEN, read-only (ADMIN_READ_ONLY=false allows changes)'
+        : 'admin: queue dashboard on, behind ADMIN_TOKEN, and it can change jobs (ADMIN_READ_ONLY=false)',
+    );
+  } else if (queue) {
+    logger.info({ path: '/admin/queues' }, 'admin: queue dashboard off (set ADMIN_TOKEN to turn it on)');
+  }
+
   const openApiPaths = jobsOpenApiPaths({
     ttlSeconds: config.JOB_TTL_SECONDS,
     maxBytes: config.BULK_MAX_BYTES,
@@ -150,9 +194,11 @@ export async function createQueueParts(
     routers,
     openApiPaths,
     queue,
+    adminListener,
     jobs,
     close() {
       closing ??= (async () => {
+        await adminListener?.close();
         await jobs.close(JOBS_DRAIN_MS);
         await store.close();
         await queue?.close();

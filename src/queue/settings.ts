@@ -2,6 +2,7 @@
  * Names, limits and timings of the BullMQ chunk queue, shared by the API's queue runner (producer) and the
  * worker process (consumer). Both sides must agree on these, so they live in one place.
  */
+import { randomBytes } from 'node:crypto';
 import { type Config, loadConfig } from '../config.ts';
 
 /** The one BullMQ queue of the service; keys are `${BULLMQ_PREFIX}:calc:*`. */
@@ -25,13 +26,12 @@ export const CHUNK_BACKOFF_MS = 500;
 export const KEEP_FAILED = { age: 3600, count: 1000 } as const;
 
 /**
- * How long a finished chunk's output waits in Redis for the API to collect it. The API reads it as soon as the
- * `completed` event arrives, so this only bounds garbage left by an API that gave up (timeout) or died.
+ * How long a finished chunk's output (student data) waits in Redis for the API to collect it. The API reads and
+ * deletes it (GETDEL) as soon as the `completed` event arrives, within milliseconds; this only bounds what an API
+ * that gave up (timeout) or died leaves behind. An output that expired before the API read it is recomputed on
+ * the local pool (fallback reason `result_missing`), never lost.
  */
-export function resultTtlSeconds(chunkTimeoutMs: number): number {
-  return Math.max(600, Math.ceil((2 * chunkTimeoutMs) / 1000));
-}
-
+export const RESULT_TTL_SECONDS = 15;
 /**
  * Stalled-job recovery. A worker holds a lock on each job it runs, renewed every lockDuration/2; a worker killed
  * with SIGKILL stops renewing, its lock expires after at most `lockDurationMs`, and the next stalled check of any
@@ -66,10 +66,17 @@ export function workerTuning(config: Config): WorkerTuning {
   };
 }
 
-/** BullMQ refuses custom ids that contain ":" or are integers; request ids are made safe here. */
-export function chunkJobId(requestId: string, index: number): string {
-  const safe = requestId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 100) || 'req';
-  return `${safe}.c${index}`;
+/**
+ * A fresh random id per bulk run (request or async job), the prefix of its chunk job ids. It is not derived from
+ * the request or job id: whoever reads the queue (bull-board) learns nothing that leads to a job's results.
+ */
+export function newRunId(): string {
+  return `r${randomBytes(12).toString('hex')}`;
+}
+
+/** A chunk job's id, `<runId>.c<index>` (BullMQ refuses custom ids that contain ":" or are integers). */
+export function chunkJobId(runId: string, index: number): string {
+  return `${runId}.c${index}`;
 }
 
 /** Redis key holding a finished chunk's output text until the API collects it. */

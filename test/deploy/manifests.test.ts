@@ -3,7 +3,9 @@
  * and the Dockerfile. Checks the fields that break a rollout when wrong: images, commands, probes, env,
  * selectors matching labels, scale targets, the KEDA list name, and non-root execution.
  */
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -56,6 +58,14 @@ const matches = (selector: Record<string, string>, labels: Record<string, string
   Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels[k] === v);
 const containers = (d: Manifest) => get(d, 'spec.template.spec.containers') as Obj[];
 const configMap = byKind('ConfigMap').find((c) => c.metadata.name === 'sor-config') as Manifest;
+
+/** Compose's `${VAR:?message}` replaced by what .env.example's documented command generates (64 hex digits). */
+function withSecrets(env: Record<string, string>): Record<string, string> {
+  const generated = 'f'.repeat(64);
+  return Object.fromEntries(
+    Object.entries(env).map(([k, v]) => [k, /^\$\{[A-Z_]+:\?[^}]*\}$/.test(v) ? generated : v]),
+  );
+}
 
 describe('k8s manifests', () => {
   it('every document has apiVersion, kind and a name', () => {
@@ -121,9 +131,16 @@ describe('k8s manifests', () => {
   it('env comes from the ConfigMap, whose every key is a valid setting of the service or the worker', () => {
     expect(configMap).toBeDefined();
     const data = configMap.data as Record<string, string>;
-    const known = new Set([...Object.keys(loadConfig({})), 'REDIS_URL', 'ADMIN_TOKEN', 'QUEUE_WORKER_HEARTBEAT_FILE']);
+    const known = new Set([
+      ...Object.keys(loadConfig({})),
+      'REDIS_URL',
+      'ADMIN_TOKEN',
+      'ADMIN_PORT',
+      'QUEUE_SIGNING_KEY',
+      'QUEUE_WORKER_HEARTBEAT_FILE',
+    ]);
     for (const key of Object.keys(data)) expect(known, key).toContain(key);
-    expect(() => loadConfig(data)).not.toThrow();
+    expect(() => loadConfig({ ...data, QUEUE_SIGNING_KEY: 'k'.repeat(32) })).not.toThrow();
     for (const name of ['sor-api', 'sor-worker']) {
       const refs = (containers(deployment(name))[0]?.envFrom as Obj[]).map((e) => get(e, 'configMapRef.name'));
       expect(refs, name).toContain('sor-config');
@@ -172,11 +189,67 @@ describe('k8s manifests', () => {
     expect(get(so, 'spec.minReplicaCount')).toBeGreaterThanOrEqual(1);
   });
 
-  it('the in-cluster Redis never evicts and keeps no persistence', () => {
-    const [redis] = containers(deployment('sor-redis'));
-    const args = (redis?.args as string[]).join(' ');
-    expect(args).toContain('--maxmemory-policy noeviction');
-    expect(args).toContain('--appendonly no');
+  it('the in-cluster Redis never evicts and keeps its data across a restart (AOF every second on a PVC)', () => {
+    const redisDeployment = deployment('sor-redis');
+    const [redis] = containers(redisDeployment);
+    const args = redis?.args as string[];
+    const arg = (name: string) => args[args.indexOf(name) + 1];
+    expect(arg('--maxmemory-policy')).toBe('noeviction');
+    expect(arg('--appendonly')).toBe('yes');
+    expect(arg('--appendfsync')).toBe('everysec');
+    // The AOF lives on the claim, and the claim is at least 3 × maxmemory (the AOF doubles before a rewrite).
+    const mount = (redis?.volumeMounts as Obj[]).find((m) => m.mountPath === arg('--dir'));
+    expect(mount, 'a volume mounted at --dir').toBeDefined();
+    const volume = (get(redisDeployment, 'spec.template.spec.volumes') as Obj[]).find((v) => v.name === mount?.name);
+    const claimName = get(volume, 'persistentVolumeClaim.claimName');
+    const claim = byKind('PersistentVolumeClaim').find((c) => c.metadata.name === claimName);
+    expect(claim, `PersistentVolumeClaim ${String(claimName)}`).toBeDefined();
+    const bytes = (q: string) => {
+      const m = /^(\d+)(gb|Gi|mb|Mi)$/.exec(q);
+      if (!m) throw new Error(`unexpected quantity ${q}`);
+      return Number(m[1]) * (m[2]?.startsWith('G') || m[2] === 'gb' ? 1024 ** 3 : 1024 ** 2);
+    };
+    const maxmemory = bytes(arg('--maxmemory') as string);
+    expect(bytes(get(claim, 'spec.resources.requests.storage') as string)).toBeGreaterThanOrEqual(3 * maxmemory);
+    expect(bytes(get(redis, 'resources.limits.memory') as string)).toBeGreaterThan(maxmemory);
+  });
+
+  it('the api and workers need the Secret: required secretRef, and the signing key (and admin token) from it', () => {
+    for (const name of ['sor-api', 'sor-worker']) {
+      const [c] = containers(deployment(name));
+      const secretRefs = (c?.envFrom as Obj[]).filter((e) => e.secretRef !== undefined);
+      expect(secretRefs.length, name).toBe(1);
+      expect(get(secretRefs[0], 'secretRef.optional'), `${name}: the Secret is not optional`).not.toBe(true);
+      const env = c?.env as Obj[];
+      const fromSecret = (key: string) => env.find((e) => e.name === key);
+      const required = name === 'sor-api' ? ['ADMIN_TOKEN', 'QUEUE_SIGNING_KEY'] : ['QUEUE_SIGNING_KEY'];
+      for (const key of required) {
+        const e = fromSecret(key);
+        expect(get(e, 'valueFrom.secretKeyRef.name'), `${name} ${key}`).toBe('sor-secrets');
+        expect(get(e, 'valueFrom.secretKeyRef.key'), `${name} ${key}`).toBe(key);
+        expect(get(e, 'valueFrom.secretKeyRef.optional'), `${name} ${key}`).not.toBe(true);
+      }
+    }
+    // No secret in the ConfigMap; the example Secret has no usable (non-empty) values to apply by mistake.
+    const data = configMap.data as Record<string, string>;
+    for (const key of ['ADMIN_TOKEN', 'QUEUE_SIGNING_KEY']) expect(Object.keys(data)).not.toContain(key);
+    const example = byKind('Secret').find((x) => x.metadata.name === 'sor-secrets') as Manifest;
+    for (const value of Object.values(example.stringData as Record<string, string>)) expect(value).toBe('');
+  });
+
+  it('the dashboard has its own container port (ADMIN_PORT), read-only, and no Service exposes it', () => {
+    const data = configMap.data as Record<string, string>;
+    expect(data.ADMIN_READ_ONLY).toBe('true');
+    const [api] = containers(deployment('sor-api'));
+    const admin = (api?.ports as Obj[]).find((p) => p.name === 'admin');
+    expect(String(admin?.containerPort)).toBe(data.ADMIN_PORT);
+    for (const svc of byKind('Service')) {
+      for (const p of get(svc, 'spec.ports') as Obj[]) {
+        expect([p.targetPort, p.port]).not.toContain('admin');
+        expect(String(p.targetPort)).not.toBe(data.ADMIN_PORT);
+        expect(String(p.port)).not.toBe(data.ADMIN_PORT);
+      }
+    }
   });
 });
 
@@ -184,17 +257,16 @@ describe('docker-compose.yml', () => {
   const [compose] = parseYaml(join(ROOT, 'docker-compose.yml'));
   const services = get(compose, 'services') as Record<string, Obj>;
 
-  it('runs Redis (noeviction, no persistence), the API and two workers of the same image', () => {
+  it('runs Redis (noeviction), the API and two workers of the same image', () => {
     expect(Object.keys(services).sort()).toEqual(['api', 'redis', 'worker']);
     expect((services.redis?.command as string[]).join(' ')).toMatch(/--maxmemory-policy noeviction/);
-    expect((services.redis?.command as string[]).join(' ')).toMatch(/--appendonly no/);
     expect(get(services.worker, 'deploy.replicas')).toBe(2);
     expect(services.worker?.image).toBe(services.api?.image);
     expect(services.worker?.command).toEqual(['node', 'dist/workers/queue.worker.js']);
     for (const name of ['api', 'worker']) {
       const env = services[name]?.environment as Record<string, string>;
       expect(new URL(env.REDIS_URL as string).hostname).toBe('redis');
-      expect(() => loadConfig(env)).not.toThrow();
+      expect(() => loadConfig(withSecrets(env))).not.toThrow();
       expect(get(services[name], 'depends_on.redis.condition')).toBe('service_healthy');
     }
     expect(services.api?.ports).toContain('8080:8080');
@@ -202,6 +274,59 @@ describe('docker-compose.yml', () => {
     const heartbeat = (services.worker?.environment as Record<string, string>).QUEUE_WORKER_HEARTBEAT_FILE;
     expect(heartbeat).toBeDefined();
     expect((get(services.worker, 'healthcheck.test') as string[]).join(' ')).toContain(heartbeat);
+  });
+
+  it('requires ADMIN_TOKEN and QUEUE_SIGNING_KEY (${VAR:?}), never a literal, and publishes only the API port', () => {
+    const api = services.api?.environment as Record<string, string>;
+    const worker = services.worker?.environment as Record<string, string>;
+    const required = (name: string) => new RegExp(`^\\$\\{${name}:\\?[^}]+\\}$`);
+    expect(api.ADMIN_TOKEN).toMatch(required('ADMIN_TOKEN'));
+    expect(api.QUEUE_SIGNING_KEY).toMatch(required('QUEUE_SIGNING_KEY'));
+    expect(worker.QUEUE_SIGNING_KEY).toMatch(required('QUEUE_SIGNING_KEY'));
+    // The dashboard has its own port, which is not published; read-only stays the default (not overridden).
+    expect(api.ADMIN_PORT).toBeDefined();
+    expect(api.ADMIN_READ_ONLY ?? 'true').toBe('true');
+    expect(services.api?.ports).toEqual([`${api.PORT}:${api.PORT}`]);
+    expect(JSON.stringify(services.api?.ports)).not.toContain(String(api.ADMIN_PORT));
+  });
+
+  it('.env.example names both secrets with empty values and the command that generates them; .env is ignored', () => {
+    const example = readFileSync(join(ROOT, '.env.example'), 'utf8');
+    expect(example).toMatch(/^ADMIN_TOKEN=$/m);
+    expect(example).toMatch(/^QUEUE_SIGNING_KEY=$/m);
+    expect(example).toContain('openssl rand -hex 32');
+    expect(readFileSync(join(ROOT, '.gitignore'), 'utf8').split('\n')).toContain('.env');
+    // The documented command, run as written, writes a .env whose values are valid, fresh settings.
+    const command = /^#\s+(printf .*> \.env)$/m.exec(example)?.[1];
+    expect(command).toBeDefined();
+    const dir = mkdtempSync(join(tmpdir(), 'sor-env-'));
+    try {
+      execFileSync('sh', ['-c', command as string], { cwd: dir });
+      const env = Object.fromEntries(
+        readFileSync(join(dir, '.env'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+      );
+      expect(env.ADMIN_TOKEN).toMatch(/^[0-9a-f]{64}$/);
+      expect(env.QUEUE_SIGNING_KEY).toMatch(/^[0-9a-f]{64}$/);
+      expect(env.ADMIN_TOKEN).not.toBe(env.QUEUE_SIGNING_KEY);
+      expect(() => loadConfig({ ...env, REDIS_URL: 'redis://redis:6379' })).not.toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('Redis keeps the queue and jobs across a restart: AOF every second on a named volume, with maxmemory', () => {
+    const command = services.redis?.command as string[];
+    const arg = (name: string) => command[command.indexOf(name) + 1];
+    expect(arg('--appendonly')).toBe('yes');
+    expect(arg('--appendfsync')).toBe('everysec');
+    expect(arg('--maxmemory')).toMatch(/^\d+(gb|mb)$/);
+    const volumes = services.redis?.volumes as string[];
+    const dataVolume = volumes.find((v) => v.endsWith(`:${arg('--dir')}`))?.split(':')[0];
+    expect(dataVolume).toBeDefined();
+    expect(Object.keys(get(compose, 'volumes') as Obj)).toContain(dataVolume);
   });
 });
 

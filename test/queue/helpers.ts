@@ -15,12 +15,13 @@ import { loadConfig } from '../../src/config.ts';
 import type { Config } from '../../src/config.ts';
 import { QUEUE_NAME } from '../../src/queue/settings.ts';
 import { type Runtime, createRuntime } from '../../src/runtime.ts';
+import { TEST_SIGNING_KEY } from '../support/processes.ts';
 import { deleteKeys } from '../support/redis.ts';
 
 export const silentLogger: Logger = pino({ level: 'silent' });
 
 export function testConfig(env: Record<string, string>): Config {
-  return loadConfig({ LOG_LEVEL: 'silent', ...env });
+  return loadConfig({ LOG_LEVEL: 'silent', QUEUE_SIGNING_KEY: TEST_SIGNING_KEY, ...env });
 }
 
 /**

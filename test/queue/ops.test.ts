@@ -74,14 +74,17 @@ describe('ops endpoints', () => {
     }
   });
 
-  it('/admin/queues is open without ADMIN_TOKEN and closed with it', async () => {
-    const open = await serve(opsRouter({ adminQueues: adminQueuesHandler(queue) }));
+  it('/admin/queues is off without ADMIN_TOKEN, closed without the token, read-only by default', async () => {
+    const off = await serve(opsRouter({ adminQueues: adminQueuesHandler(queue, { readOnly: true }) }));
     try {
-      expect((await fetch(`${open.base}/admin/queues`)).status).toBe(200);
+      expect((await fetch(`${off.base}/admin/queues`)).status).toBe(404);
+      expect((await fetch(`${off.base}/admin/queues/api/queues`)).status).toBe(404);
     } finally {
-      await open.close();
+      await off.close();
     }
-    const closed = await serve(opsRouter({ adminQueues: adminQueuesHandler(queue), adminToken: 't0ken' }));
+    const closed = await serve(
+      opsRouter({ adminQueues: adminQueuesHandler(queue, { readOnly: true }), adminToken: 't0ken' }),
+    );
     try {
       const denied = await fetch(`${closed.base}/admin/queues`);
       expect(denied.status).toBe(401);
@@ -90,12 +93,62 @@ describe('ops endpoints', () => {
       const wrong = await fetch(`${closed.base}/admin/queues`, {
         headers: { Authorization: `Basic ${Buffer.from('x:nope').toString('base64')}` },
       });
+      expect(wrong.status).toBe(401);
       expect(((await wrong.json()) as { code: string }).code).toBe('invalid_token');
-      expect((await fetch(`${closed.base}/admin/queues`, { headers: { Authorization: 'Bearer t0ken' } })).status).toBe(
-        200,
-      );
+      const auth = { Authorization: 'Bearer t0ken' };
+      expect((await fetch(`${closed.base}/admin/queues`, { headers: auth })).status).toBe(200);
+      // Read-only: a pause (PUT) is refused before bull-board sees it, and the queue keeps running.
+      const pause = await fetch(`${closed.base}/admin/queues/api/queues/${QUEUE_NAME}/pause`, {
+        method: 'PUT',
+        headers: auth,
+      });
+      expect(pause.status).toBe(405);
+      expect(((await pause.json()) as { code: string }).code).toBe('method_not_allowed');
+      expect(await queue.isPaused()).toBe(false);
+      // The unauthenticated PUT is a 401, not a 405: nothing about the dashboard without the token.
+      expect((await fetch(`${closed.base}/admin/queues/api/queues/pause`, { method: 'PUT' })).status).toBe(401);
     } finally {
       await closed.close();
+    }
+  });
+
+  it('with ADMIN_READ_ONLY=false the dashboard may change the queue; bull-board itself is read-only otherwise', async () => {
+    // bull-board's own readOnlyMode (the second line of defence behind the method guard) refuses a change.
+    const boardOnly = await serve(
+      opsRouter({
+        adminQueues: adminQueuesHandler(queue, { readOnly: true }),
+        adminToken: 't0ken',
+        adminReadOnly: false,
+      }),
+    );
+    const auth = { Authorization: 'Bearer t0ken' };
+    try {
+      const res = await fetch(`${boardOnly.base}/admin/queues/api/queues/${QUEUE_NAME}/pause`, {
+        method: 'PUT',
+        headers: auth,
+      });
+      expect(res.status).toBe(405);
+      expect(await queue.isPaused()).toBe(false);
+    } finally {
+      await boardOnly.close();
+    }
+    const writable = await serve(
+      opsRouter({
+        adminQueues: adminQueuesHandler(queue, { readOnly: false }),
+        adminToken: 't0ken',
+        adminReadOnly: false,
+      }),
+    );
+    try {
+      const res = await fetch(`${writable.base}/admin/queues/api/queues/${QUEUE_NAME}/pause`, {
+        method: 'PUT',
+        headers: auth,
+      });
+      expect(res.status).toBe(200);
+      expect(await queue.isPaused()).toBe(true);
+    } finally {
+      await queue.resume();
+      await writable.close();
     }
   });
 

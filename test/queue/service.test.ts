@@ -120,7 +120,8 @@ describe('the service with Redis', () => {
     expect(ready.status).toBe(200);
     const check = body.checks.find((c) => c.name === 'redis');
     expect(check?.ok).toBe(true);
-    expect(check?.detail).toMatch(/^Redis \d+\.\d+.*noeviction/);
+    // A state, never the address: the probe is anonymous.
+    expect(check?.detail).toBe('ready');
 
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toMatch(/^sor_bulk_rows_processed_total [1-9]\d*/m);

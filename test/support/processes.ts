@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const NODE_BIN = `${REPO_ROOT}node_modules/.bin/node`;
+/** The QUEUE_SIGNING_KEY of test processes and configs (required with REDIS_URL); a test may pass its own. */
+export const TEST_SIGNING_KEY = 'test-signing-key-0123456789abcdef0123456789';
 
 export interface Child {
   readonly proc: ChildProcess;
@@ -24,7 +26,12 @@ const children = new Set<ChildProcess>();
 export function spawnNode(script: string, env: Record<string, string>, args: string[] = []): Child {
   const proc = spawn(NODE_BIN, [script, ...args], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      QUEUE_SIGNING_KEY: TEST_SIGNING_KEY,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(proc);

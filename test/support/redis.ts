@@ -93,8 +93,15 @@ export interface OwnedRedis extends TestRedis {
   port: number;
 }
 
-/** Starts `redis-server` on a free port (or on `port`, e.g. to bring a killed Redis back at the same address). */
-export async function startRedisBinary(wantedPort?: number): Promise<OwnedRedis | undefined> {
+/**
+ * Starts `redis-server` on a free port (or on `port`, e.g. to bring a killed Redis back at the same address);
+ * with `options.password`, it requires that password (the url then carries it, percent-encoded); `options.args`
+ * come last and override the defaults (e.g. `--appendonly yes --dir <tmp>`).
+ */
+export async function startRedisBinary(
+  wantedPort?: number,
+  options: { password?: string; args?: string[] } = {},
+): Promise<OwnedRedis | undefined> {
   const bin = which('redis-server');
   if (!bin) return undefined;
   const port = wantedPort ?? (await freePort());
@@ -111,10 +118,14 @@ export async function startRedisBinary(wantedPort?: number): Promise<OwnedRedis 
       'no',
       '--maxmemory-policy',
       'noeviction',
+      ...(options.password === undefined ? [] : ['--requirepass', options.password]),
+      // Later directives win: e.g. the persistence settings of docker-compose.yml.
+      ...(options.args ?? []),
     ],
     { stdio: 'ignore' },
   );
-  const url = `redis://127.0.0.1:${port}`;
+  const auth = options.password === undefined ? '' : `default:${encodeURIComponent(options.password)}@`;
+  const url = `redis://${auth}127.0.0.1:${port}`;
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`redis-server exited with code ${child.exitCode} on port ${port}`);
