@@ -36,6 +36,8 @@ const EnvSchema = z.object({
   BULK_MAX_CELL_CHARS: int(16, MiB).default(1000),
   /** Longest bulk CSV row (record) the reader holds; a longer physical line is one error row, never kept whole. */
   BULK_MAX_ROW_CHARS: int(256, 4 * MiB).default(64 * 1024),
+  /** Characters of cells one student's rows may hold; a student over it is an error row set, never calculated. */
+  BULK_MAX_STUDENT_CHARS: int(1024, 4 * MiB).default(256 * 1024),
   /** When set, bulk chunks go through BullMQ on this Redis. */
   REDIS_URL: z
     .string()

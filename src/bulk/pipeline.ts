@@ -30,7 +30,10 @@ import { failedChunkOutcome } from './process-chunk.ts';
 
 export type { BulkFormat } from './chunk-payload.ts';
 
-/** A chunk is also cut when its cells reach this many characters (bounds memory for files with huge cells). */
+/**
+ * A chunk is also cut by size: a student that would take it past this many characters of cells starts the next
+ * chunk, so a thread never receives more than this (or one student, itself at most BULK_MAX_STUDENT_CHARS).
+ */
 export const MAX_CHUNK_CHARS = 4 * 1024 * 1024;
 
 /** The text limits runBulk applies when its config omits them: the defaults of src/config.ts. */
@@ -69,7 +72,7 @@ export interface RunBulkOptions {
   /** One runner, or a choice made after reading up to BULK_SYNC_MAX_ROWS + 1 rows. */
   runner: ChunkRunner | RunnerChoice;
   config: Pick<Config, 'BULK_CHUNK_STUDENTS' | 'BULK_MAX_INFLIGHT_CHUNKS' | 'BULK_SYNC_MAX_ROWS'> &
-    Partial<Pick<Config, 'BULK_MAX_CELL_CHARS' | 'BULK_MAX_ROW_CHARS'>>;
+    Partial<Pick<Config, 'BULK_MAX_CELL_CHARS' | 'BULK_MAX_ROW_CHARS' | 'BULK_MAX_STUDENT_CHARS'>>;
   /** HTTP limits (the CLI has none): over them before output → AppError 413; rows after → error rows. */
   limits?: { maxBytes?: number; maxRows?: number };
   /** Called once, right before the first byte of output, with the runner chosen. */
@@ -336,12 +339,17 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
     const l = layout!;
     builder = new ChunkBuilder(format, l.header);
     const b = builder;
-    grouper = new StudentGrouper(l.col.student_id, (student, chars) => {
-      b.add(student, chars);
-      if (b.students >= chunkStudents || b.chars >= MAX_CHUNK_CHARS) {
-        ready.push({ rows: b.rows, students: b.students, payload: b.take() });
-      }
-    });
+    grouper = new StudentGrouper(
+      l.col.student_id,
+      (student, chars) => {
+        if (b.students > 0 && b.chars + chars > MAX_CHUNK_CHARS) {
+          ready.push({ rows: b.rows, students: b.students, payload: b.take() });
+        }
+        b.add(student, chars);
+        if (b.students >= chunkStudents) ready.push({ rows: b.rows, students: b.students, payload: b.take() });
+      },
+      config.BULK_MAX_STUDENT_CHARS ?? DEFAULT_BULK_TEXT_LIMITS.BULK_MAX_STUDENT_CHARS,
+    );
     scheduler = new ChunkScheduler(
       {
         runner: chosen,
