@@ -167,6 +167,18 @@ function retryLength(pending: number, max: number): number {
   return Math.min(pending + Math.max(1024, pending), max + 2);
 }
 
+/** `text.indexOf(ch, from)`, or -1 when it is at or past `end`. */
+function indexBefore(text: string, ch: string, from: number, end: number): number {
+  const k = text.indexOf(ch, from);
+  return k >= end ? -1 : k;
+}
+
+function longestCell(cells: readonly string[]): number {
+  let longest = 0;
+  for (let i = 0; i < cells.length; i++) if (cells[i]!.length > longest) longest = cells[i]!.length;
+  return longest;
+}
+
 function allEmpty(cells: string[]): boolean {
   for (let i = 0; i < cells.length; i++) if (cells[i] !== '') return false;
   return true;
@@ -283,7 +295,10 @@ export class CsvRecordReader {
       if (this.nextQuote === -2 || this.nextQuote >= contentEnd) {
         // Fast path: a line without quotes.
         if (!onlyCommas(buf, pos, contentEnd)) {
-          if (this.rawLines) this.emitRecord(out, this.line, undefined, buf.slice(pos, contentEnd));
+          if (this.rawLines && !this.awaitingHeader && contentEnd - pos <= this.maxCellChars) {
+            // No cell of a line this short can be over the cell limit.
+            out.push({ line: this.line, cells: NO_CELLS, raw: buf.slice(pos, contentEnd) });
+          } else if (this.rawLines) this.emitRecord(out, this.line, undefined, buf.slice(pos, contentEnd));
           else this.emitRecord(out, this.line, buf.slice(pos, contentEnd).split(','), undefined);
         }
         pos = lineEnd + 1;
@@ -323,10 +338,6 @@ export class CsvRecordReader {
    */
   private parseQuoted(buf: string, start: number, end: number, final: boolean, out: CsvRecord[]): number {
     const len = end;
-    const find = (ch: string, from: number) => {
-      const k = buf.indexOf(ch, from);
-      return k === -1 || k >= len ? -1 : k;
-    };
     const cells: string[] = [];
     let i = start;
     for (;;) {
@@ -334,7 +345,7 @@ export class CsvRecordReader {
         let j = i + 1;
         let value = '';
         for (;;) {
-          const q = find('"', j);
+          const q = indexBefore(buf, '"', j, len);
           if (q === -1) return final ? UNCLOSED : NEED_MORE;
           if (q + 1 >= len && !final) return NEED_MORE;
           const after = q + 1 < len ? buf.charCodeAt(q + 1) : -1;
@@ -372,8 +383,8 @@ export class CsvRecordReader {
         continue;
       }
       // Unquoted field: up to the next comma or line end; quotes inside it are ordinary characters.
-      const c = find(',', i);
-      const nl = find('\n', i);
+      const c = indexBefore(buf, ',', i, len);
+      const nl = indexBefore(buf, '\n', i, len);
       if (c !== -1 && (nl === -1 || c < nl)) {
         cells.push(buf.slice(i, c));
         i = c + 1;
@@ -411,7 +422,7 @@ export class CsvRecordReader {
         out,
       );
     }
-    if (inner > 0 && cells.some((c) => c.length > this.maxCellChars)) {
+    if (inner > 0 && longestCell(cells) > this.maxCellChars) {
       return this.brokenAt(
         buf,
         start,
@@ -457,7 +468,7 @@ export class CsvRecordReader {
       const header = cells ?? raw!.split(',');
       this.expectedCells = header.length;
       this.columnNames = header.map((name) => name.trim());
-    } else if (raw === undefined ? cells!.some((c) => c.length > this.maxCellChars) : raw.length > this.maxCellChars) {
+    } else if (raw === undefined ? longestCell(cells!) > this.maxCellChars : raw.length > this.maxCellChars) {
       const all = cells ?? raw!.split(',');
       const over: number[] = [];
       all.forEach((c, k) => {
