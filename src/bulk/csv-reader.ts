@@ -499,9 +499,8 @@ export class CsvRecordReader {
     return names.length === 1 ? `the ${names[0]} cell` : `the cells ${names.join(', ')}`;
   }
 
-  /** Cells of an error row, each cut to the cell limit (256 characters when there is none). */
-  private cutCells(cells: string[]): string[] {
-    const limit = Number.isFinite(this.maxCellChars) ? this.maxCellChars : 256;
+  /** Cells of an error row, each cut to `limit` (by default the cell limit; none when there is none). */
+  private cutCells(cells: string[], limit: number = this.maxCellChars): string[] {
     return cells.map((c) => (c.length > limit ? c.slice(0, limit) : c));
   }
 
@@ -518,11 +517,12 @@ export class CsvRecordReader {
         ? ''
         : ` (${this.columnsPhrase(over)} ${over.length > 1 ? 'have' : 'has'} more than ${this.maxCellChars} ` +
           'characters, the most a cell may have)';
+    // The line's text is never echoed whole: without a cell limit its cells are cut to 256 characters.
     const echo = Number.isFinite(this.maxCellChars) ? this.maxCellChars : 256;
     this.awaitingHeader = false;
     out.push({
       line: this.line,
-      cells: this.cutCells(cells),
+      cells: this.cutCells(cells, echo),
       error:
         `malformed CSV: the line is longer than ${max} characters, the most a row may have${cellPart}; it was not ` +
         `processed and its cells are echoed cut to ${echo} characters`,
