@@ -18,9 +18,9 @@
  *  - Recovery rule: a record is *broken* when a quoted field is never closed (end of file, or it would make the
  *    record longer than `maxRecordChars`), when a closing quote is followed by anything other than a comma or a
  *    line end, or when a record that spans several physical lines does not have exactly the header's number of
- *    cells or has a cell longer than `maxCellChars`. A broken record becomes ONE error row made of its first physical line (its cells split leniently so
- *    the student_id can be echoed), and reading resumes at the very next physical line. So a stray quote costs
- *    exactly one row, never the rows after it.
+ *    cells or has a cell longer than `maxCellChars`. A broken record becomes ONE error row made of its first
+ *    physical line (its cells split leniently so the student_id can be echoed), and reading resumes at the very
+ *    next physical line. So a stray quote costs exactly one row, never the rows after it.
  *  - A physical line longer than `maxRecordChars` becomes one error row and reading resumes after it; only its
  *    first `maxRecordChars` characters are kept (the rest is discarded as it arrives), and its cells are echoed
  *    from them. A record spanning several lines that would be longer than `maxRecordChars` is broken (above).
