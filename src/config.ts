@@ -36,6 +36,12 @@ const EnvSchema = z.object({
   BULK_THREADS: int(1, 256).default(Math.max(1, availableParallelism())),
   BULK_MAX_BYTES: int(1024, 64 * 1024 * MiB).default(512 * MiB),
   BULK_MAX_ROWS: int(1, 100_000_000).default(2_000_000),
+  /** Longest bulk CSV cell; a longer cell makes its row (so its student) an error, echoed cut to this length. */
+  BULK_MAX_CELL_CHARS: int(16, MiB).default(1000),
+  /** Longest bulk CSV row (record) the reader holds; a longer physical line is one error row, never kept whole. */
+  BULK_MAX_ROW_CHARS: int(256, 4 * MiB).default(64 * 1024),
+  /** Characters of cells one student's rows may hold; a student over it is an error row set, never calculated. */
+  BULK_MAX_STUDENT_CHARS: int(1024, 4 * MiB).default(256 * 1024),
   /** When set, bulk chunks go through BullMQ on this Redis. */
   REDIS_URL: z
     .string()

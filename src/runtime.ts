@@ -35,7 +35,11 @@ export interface Runtime {
 export async function createRuntime(config: Config, logger: Logger): Promise<Runtime> {
   const small = createInlineRunner();
   // Outputs come back as transferred UTF-8 buffers: the request's thread writes them without copying or encoding.
-  const pool = createPoolRunner({ threads: config.BULK_THREADS, output: 'bytes' });
+  const pool = createPoolRunner({
+    threads: config.BULK_THREADS,
+    output: 'bytes',
+    onThreadError: (err: unknown) => logger.warn({ err }, 'bulk: a calculation thread died; piscina replaces it'),
+  });
   // Queue module (src/queue/runtime-parts.ts): with REDIS_URL, `large` is the BullMQ queue runner (the pool is its
   // fallback) and a Redis readiness check is added; always the /v1/jobs, /metrics (and /admin/queues) routers.
   const queueParts = await createQueueParts(config, logger, { small, pool });

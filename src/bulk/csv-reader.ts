@@ -18,11 +18,19 @@
  *  - Recovery rule: a record is *broken* when a quoted field is never closed (end of file, or it would make the
  *    record longer than `maxRecordChars`), when a closing quote is followed by anything other than a comma or a
  *    line end, or when a record that spans several physical lines does not have exactly the header's number of
- *    cells. A broken record becomes ONE error row made of its first physical line (its cells split leniently so
- *    the student_id can be echoed), and reading resumes at the very next physical line. So a stray quote costs
- *    exactly one row, never the rows after it.
- *  - A physical line longer than `maxRecordChars` becomes one error row (its text is not kept) and reading
- *    resumes after it.
+ *    cells or has a cell longer than `maxCellChars`. A broken record becomes ONE error row made of its first
+ *    physical line (its cells split leniently so the student_id can be echoed), and reading resumes at the very
+ *    next physical line. So a stray quote costs exactly one row, never the rows after it.
+ *  - A physical line longer than `maxRecordChars` becomes one error row and reading resumes after it; only its
+ *    first `maxRecordChars` characters are kept (the rest is discarded as it arrives), and its cells are echoed
+ *    from them. A record spanning several lines that would be longer than `maxRecordChars` is broken (above).
+ *  - With `maxCellChars`: a cell longer than that makes its record an error row naming the column; every cell of
+ *    that row is echoed cut to `maxCellChars` characters.
+ *  - With `header`: the first record is the header; its width is the width every multi-line record must have
+ *    from the very first data record on (`expectedCells`), and its cells name the columns in error messages.
+ *
+ * The records produced never depend on how the text is split into `push()` calls: every decision looks at most
+ * `maxRecordChars + 2` characters past the start of a record, and waits until it has them (or the end of input).
  */
 
 /** One record of the file, in file order. */
@@ -72,6 +80,15 @@ function onlyCommas(text: string, start: number, end: number): boolean {
 /** Longest record (and longest physical line) kept in memory; 4 Mi characters. */
 export const DEFAULT_MAX_RECORD_CHARS = 4 * 1024 * 1024;
 
+export interface CsvReaderOptions {
+  /** Records without quotes come as `raw` text instead of `cells` (see CsvRecord.raw). */
+  rawLines?: boolean;
+  /** The first record is the header: it sets `expectedCells` and names the columns in messages. */
+  header?: boolean;
+  /** A longer cell makes its record an error row (cells echoed cut to this length). Default: no cell limit. */
+  maxCellChars?: number;
+}
+
 const QUOTE = 34; // "
 const COMMA = 44; // ,
 const LF = 10;
@@ -80,6 +97,8 @@ const CR = 13;
 const NEED_MORE = 0;
 const DONE = 1;
 const BROKEN = 2;
+/** parseQuoted at the end of input: a quoted field is never closed. */
+const UNCLOSED = 3;
 
 /** Lenient split of one physical line, for echoing the cells of a broken record. Never throws. */
 export function lenientSplit(line: string): string[] {
@@ -139,6 +158,27 @@ export function lenientSplit(line: string): string[] {
   }
 }
 
+/**
+ * Buffer length at which an incomplete record of `pending` characters is scanned again: twice as much (at least
+ * 1 Ki more), so text arriving in tiny pieces is re-scanned a logarithmic number of times, never past the point
+ * (max + 2) where the record size limit decides.
+ */
+function retryLength(pending: number, max: number): number {
+  return Math.min(pending + Math.max(1024, pending), max + 2);
+}
+
+/** `text.indexOf(ch, from)`, or -1 when it is at or past `end`. */
+function indexBefore(text: string, ch: string, from: number, end: number): number {
+  const k = text.indexOf(ch, from);
+  return k >= end ? -1 : k;
+}
+
+function longestCell(cells: readonly string[]): number {
+  let longest = 0;
+  for (let i = 0; i < cells.length; i++) if (cells[i]!.length > longest) longest = cells[i]!.length;
+  return longest;
+}
+
 function allEmpty(cells: string[]): boolean {
   for (let i = 0; i < cells.length; i++) if (cells[i] !== '') return false;
   return true;
@@ -157,7 +197,7 @@ export class CsvRecordReader {
   private pos = 0;
   private line = 1;
   private started = false;
-  /** Do not re-try an incomplete quoted record until the buffer reaches this length (amortises re-scans). */
+  /** Do not re-try an incomplete record until the buffer reaches this length (amortises re-scans). */
   private retryAt = 0;
   /** Discarding the rest of an over-long physical line. */
   private skippingLongLine = false;
@@ -165,11 +205,16 @@ export class CsvRecordReader {
   private ended = false;
 
   private readonly rawLines: boolean;
+  private readonly maxCellChars: number;
+  /** Waiting for the header record (option `header`). */
+  private awaitingHeader: boolean;
+  private columnNames: readonly string[] = [];
 
-  /** `rawLines`: records without quotes come as `raw` text instead of `cells` (see CsvRecord.raw). */
-  constructor(maxRecordChars: number = DEFAULT_MAX_RECORD_CHARS, options: { rawLines?: boolean } = {}) {
+  constructor(maxRecordChars: number = DEFAULT_MAX_RECORD_CHARS, options: CsvReaderOptions = {}) {
     this.maxRecordChars = maxRecordChars;
     this.rawLines = options.rawLines === true;
+    this.awaitingHeader = options.header === true;
+    this.maxCellChars = options.maxCellChars ?? Number.POSITIVE_INFINITY;
   }
 
   /** Physical line number the reader has reached (the next record starts at or after it). */
@@ -213,15 +258,19 @@ export class CsvRecordReader {
   private scan(final: boolean, out: CsvRecord[]): void {
     const buf = this.buf;
     const len = buf.length;
+    const max = this.maxRecordChars;
     let pos = this.pos;
     while (pos < len) {
       const nl = buf.indexOf('\n', pos);
       if (nl === -1 && !final) {
-        if (len - pos > this.maxRecordChars) {
+        // The line is incomplete. Its content is at least len - pos - 1 characters (a CR may end the buffer).
+        if (len - pos - 1 > max) {
           // Over-long physical line: report it and discard the rest of it as it arrives.
-          this.emitLongLine(buf.slice(pos, pos + 256), out);
+          this.emitLongLine(buf, pos, out);
           pos = len;
           this.skippingLongLine = true;
+        } else {
+          this.retryAt = retryLength(len - pos, max);
         }
         break;
       }
@@ -233,38 +282,46 @@ export class CsvRecordReader {
         this.line++;
         continue;
       }
+      if (contentEnd - pos > max) {
+        this.emitLongLine(buf, pos, out);
+        pos = lineEnd + 1;
+        this.line++;
+        continue;
+      }
       if (this.nextQuote < pos && this.nextQuote !== -2) {
         this.nextQuote = buf.indexOf('"', pos);
         if (this.nextQuote === -1) this.nextQuote = -2; // no quote in the rest of the buffer
       }
       if (this.nextQuote === -2 || this.nextQuote >= contentEnd) {
         // Fast path: a line without quotes.
-        if (contentEnd - pos > this.maxRecordChars) {
-          this.emitLongLine(buf.slice(pos, pos + 256), out);
-        } else {
-          if (this.rawLines) {
-            if (!onlyCommas(buf, pos, contentEnd)) {
-              out.push({ line: this.line, cells: NO_CELLS, raw: buf.slice(pos, contentEnd) });
-            }
-          } else {
-            const cells = buf.slice(pos, contentEnd).split(',');
-            if (!allEmpty(cells)) out.push({ line: this.line, cells });
-          }
+        if (!onlyCommas(buf, pos, contentEnd)) {
+          if (this.rawLines && !this.awaitingHeader && contentEnd - pos <= this.maxCellChars) {
+            // No cell of a line this short can be over the cell limit.
+            out.push({ line: this.line, cells: NO_CELLS, raw: buf.slice(pos, contentEnd) });
+          } else if (this.rawLines) this.emitRecord(out, this.line, undefined, buf.slice(pos, contentEnd));
+          else this.emitRecord(out, this.line, buf.slice(pos, contentEnd).split(','), undefined);
         }
         pos = lineEnd + 1;
         this.line++;
         continue;
       }
-      const status = this.parseQuoted(buf, pos, final, out);
+      // A record with a quote is judged on its first max + 2 characters only (a record longer than max is
+      // broken, and a record that ends at max + 1 needs its terminator), so the result never depends on how
+      // much text happens to be in the buffer beyond them.
+      const windowEnd = Math.min(len, pos + max + 2);
+      const status = this.parseQuoted(buf, pos, windowEnd, final && windowEnd === len, out);
       if (status === NEED_MORE) {
-        // The record continues past the buffer (an open quoted field). A newline exists after `pos` (checked
-        // above), so when the record would exceed the size limit its first line can be reported and skipped.
-        if (len - pos > this.maxRecordChars) {
+        if (windowEnd - pos >= max + 2) {
+          // The record does not end within the size limit. Its first line is complete (checked above).
           pos = this.broken(buf, pos, 'a quoted field is not closed within the record size limit', out);
           continue;
         }
-        this.retryAt = len - pos + Math.max(65_536, len - pos);
+        this.retryAt = retryLength(len - pos, max);
         break;
+      }
+      if (status === UNCLOSED) {
+        pos = this.broken(buf, pos, 'a quoted field is not closed before the end of the file', out);
+        continue;
       }
       pos = this.parsedEnd;
     }
@@ -275,11 +332,12 @@ export class CsvRecordReader {
   private parsedEnd = 0;
 
   /**
-   * Parses one record starting at `start` that contains a quote. Returns NEED_MORE (nothing consumed), or DONE /
-   * BROKEN with `parsedEnd` set and the record (or the error row) appended to `out`.
+   * Parses one record starting at `start` that contains a quote, looking only at `buf` up to `end` (treated as
+   * the end of the input when `final`). Returns NEED_MORE (nothing consumed), UNCLOSED (`final` only: nothing
+   * consumed), or DONE / BROKEN with `parsedEnd` set and the record (or the error row) appended to `out`.
    */
-  private parseQuoted(buf: string, start: number, final: boolean, out: CsvRecord[]): number {
-    const len = buf.length;
+  private parseQuoted(buf: string, start: number, end: number, final: boolean, out: CsvRecord[]): number {
+    const len = end;
     const cells: string[] = [];
     let i = start;
     for (;;) {
@@ -287,11 +345,8 @@ export class CsvRecordReader {
         let j = i + 1;
         let value = '';
         for (;;) {
-          const q = buf.indexOf('"', j);
-          if (q === -1) {
-            if (!final) return NEED_MORE;
-            return this.brokenAt(buf, start, 'a quoted field is not closed before the end of the file', out);
-          }
+          const q = indexBefore(buf, '"', j, len);
+          if (q === -1) return final ? UNCLOSED : NEED_MORE;
           if (q + 1 >= len && !final) return NEED_MORE;
           const after = q + 1 < len ? buf.charCodeAt(q + 1) : -1;
           if (after === QUOTE) {
@@ -328,8 +383,8 @@ export class CsvRecordReader {
         continue;
       }
       // Unquoted field: up to the next comma or line end; quotes inside it are ordinary characters.
-      const c = buf.indexOf(',', i);
-      const nl = buf.indexOf('\n', i);
+      const c = indexBefore(buf, ',', i, len);
+      const nl = indexBefore(buf, '\n', i, len);
       if (c !== -1 && (nl === -1 || c < nl)) {
         cells.push(buf.slice(i, c));
         i = c + 1;
@@ -342,7 +397,7 @@ export class CsvRecordReader {
       }
       if (nl === -1) {
         if (!final) return NEED_MORE;
-        cells.push(buf.slice(i));
+        cells.push(buf.slice(i, len));
         return this.finish(buf, start, len, len, cells, out);
       }
       const fieldEnd = nl > i && buf.charCodeAt(nl - 1) === CR ? nl - 1 : nl;
@@ -353,6 +408,9 @@ export class CsvRecordReader {
 
   /** A complete record from `start` to `contentEnd` (terminator excluded); `next` is where reading resumes. */
   private finish(buf: string, start: number, contentEnd: number, next: number, cells: string[], out: CsvRecord[]) {
+    if (contentEnd - start > this.maxRecordChars) {
+      return this.brokenAt(buf, start, 'a quoted field is not closed within the record size limit', out);
+    }
     let inner = 0;
     for (let k = buf.indexOf('\n', start); k !== -1 && k < contentEnd; k = buf.indexOf('\n', k + 1)) inner++;
     if (inner > 0 && this.expectedCells > 0 && cells.length !== this.expectedCells) {
@@ -364,7 +422,16 @@ export class CsvRecordReader {
         out,
       );
     }
-    if (!allEmpty(cells)) out.push({ line: this.line, cells });
+    if (inner > 0 && longestCell(cells) > this.maxCellChars) {
+      return this.brokenAt(
+        buf,
+        start,
+        `a quoted field spans ${inner + 1} lines and is longer than ${this.maxCellChars} characters, the most a ` +
+          'cell may have (probably a missing closing quote)',
+        out,
+      );
+    }
+    if (!allEmpty(cells)) this.emitRecord(out, this.line, cells, undefined);
     this.line += inner + 1;
     this.parsedEnd = next;
     return DONE;
@@ -384,22 +451,81 @@ export class CsvRecordReader {
     const nl = buf.indexOf('\n', start);
     const lineEnd = nl === -1 ? buf.length : nl;
     const contentEnd = lineEnd > start && buf.charCodeAt(lineEnd - 1) === CR ? lineEnd - 1 : lineEnd;
+    this.awaitingHeader = false;
     out.push({
       line: this.line,
-      cells: lenientSplit(buf.slice(start, contentEnd)),
+      cells: this.cutCells(lenientSplit(buf.slice(start, contentEnd))),
       error: `malformed CSV: ${why}; this line was not processed and reading resumed on the next line`,
     });
     this.line++;
     return nl === -1 ? buf.length : nl + 1;
   }
 
-  private emitLongLine(prefix: string, out: CsvRecord[]): void {
-    const cells = lenientSplit(prefix);
-    if (cells.length > 1) cells.pop(); // the last cell is cut off
+  /** Appends a complete record: the header is noted; a cell over the cell limit makes the record an error row. */
+  private emitRecord(out: CsvRecord[], line: number, cells: string[] | undefined, raw: string | undefined): void {
+    if (this.awaitingHeader) {
+      this.awaitingHeader = false;
+      const header = cells ?? raw!.split(',');
+      this.expectedCells = header.length;
+      this.columnNames = header.map((name) => name.trim());
+    } else if (raw === undefined ? longestCell(cells!) > this.maxCellChars : raw.length > this.maxCellChars) {
+      const all = cells ?? raw!.split(',');
+      const over: number[] = [];
+      all.forEach((c, k) => {
+        if (c.length > this.maxCellChars) over.push(k);
+      });
+      if (over.length > 0) {
+        const longest = Math.max(...over.map((k) => all[k]!.length));
+        out.push({
+          line,
+          cells: this.cutCells(all),
+          error:
+            `${this.columnsPhrase(over)} ${over.length > 1 ? 'have' : 'has'} more than ${this.maxCellChars} ` +
+            `characters (${longest}), the most a cell may have; this row was not processed and its cells are ` +
+            `echoed cut to ${this.maxCellChars} characters`,
+        });
+        return;
+      }
+    }
+    out.push(raw === undefined ? { line, cells: cells! } : { line, cells: NO_CELLS, raw });
+  }
+
+  /** "the term_label cell" / "the cells term_label, x"; a column past the header is named by its position. */
+  private columnsPhrase(indexes: readonly number[]): string {
+    const names = indexes.map((k) => {
+      const name = this.columnNames[k];
+      return name === undefined || name === '' ? `column ${k + 1}` : name;
+    });
+    return names.length === 1 ? `the ${names[0]} cell` : `the cells ${names.join(', ')}`;
+  }
+
+  /** Cells of an error row, each cut to `limit` (by default the cell limit; none when there is none). */
+  private cutCells(cells: string[], limit: number = this.maxCellChars): string[] {
+    return cells.map((c) => (c.length > limit ? c.slice(0, limit) : c));
+  }
+
+  /** The physical line at `pos` is longer than maxRecordChars: one error row from its first maxRecordChars. */
+  private emitLongLine(buf: string, pos: number, out: CsvRecord[]): void {
+    const max = this.maxRecordChars;
+    const cells = lenientSplit(buf.slice(pos, pos + max));
+    const over: number[] = [];
+    cells.forEach((c, k) => {
+      if (c.length > this.maxCellChars) over.push(k);
+    });
+    const cellPart =
+      over.length === 0
+        ? ''
+        : ` (${this.columnsPhrase(over)} ${over.length > 1 ? 'have' : 'has'} more than ${this.maxCellChars} ` +
+          'characters, the most a cell may have)';
+    // The line's text is never echoed whole: without a cell limit its cells are cut to 256 characters.
+    const echo = Number.isFinite(this.maxCellChars) ? this.maxCellChars : 256;
+    this.awaitingHeader = false;
     out.push({
       line: this.line,
-      cells,
-      error: `malformed CSV: the line is longer than ${this.maxRecordChars} characters; it was not processed`,
+      cells: this.cutCells(cells, echo),
+      error:
+        `malformed CSV: the line is longer than ${max} characters, the most a row may have${cellPart}; it was not ` +
+        `processed and its cells are echoed cut to ${echo} characters`,
     });
   }
 }

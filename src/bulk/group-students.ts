@@ -8,6 +8,8 @@
  *  - A run longer than MAX_ROWS_PER_STUDENT rows is cut into segments that are all errors, so one id repeated on
  *    a million rows cannot hold a million rows in memory.
  *  - Rows with an empty student_id are grouped like any other id (and rejected by validation).
+ *  - A student whose rows hold more than `maxStudentChars` characters of cells is an error (never calculated),
+ *    so no thread is handed a student larger than that budget to compute.
  */
 import { recordCell, type CsvRecord } from './csv-reader.ts';
 import type { EncodedStudent, StudentError } from './chunk-payload.ts';
@@ -195,12 +197,18 @@ export class StudentGrouper {
   private current: EncodedStudent | undefined;
   private currentId = '';
   private currentChars = 0;
+  private readonly maxStudentChars: number;
   /** Number of students handed out. */
   students = 0;
 
-  constructor(idIndex: number, emit: (student: EncodedStudent, chars: number) => void) {
+  constructor(
+    idIndex: number,
+    emit: (student: EncodedStudent, chars: number) => void,
+    maxStudentChars: number = Number.POSITIVE_INFINITY,
+  ) {
     this.idIndex = idIndex;
     this.emit = emit;
+    this.maxStudentChars = maxStudentChars;
   }
 
   /** Adds one data record; `rowError` marks the row as an error row (e.g. over the row limit). */
@@ -255,6 +263,14 @@ export class StudentGrouper {
       let chars = 0;
       for (const cell of record.cells) chars += cell.length + 1;
       this.currentChars += chars;
+    }
+    if (this.currentChars > this.maxStudentChars && student.x === undefined) {
+      student.x = {
+        f: '',
+        m:
+          `the rows of student_id ${shortId(id)} hold more than ${this.maxStudentChars} characters, the most one ` +
+          'student may have; this student was not calculated',
+      };
     }
   }
 

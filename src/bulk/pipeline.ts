@@ -17,7 +17,7 @@
  * runner rejects, or returns a different number of rows than it was given, becomes internal_error rows.
  */
 import type { Readable, Writable } from 'node:stream';
-import type { Config } from '../config.ts';
+import { loadConfig, type Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { ChunkOutcome, ChunkRunner } from './runner.ts';
 import { CsvRecordReader, recordCells, type CsvRecord } from './csv-reader.ts';
@@ -30,8 +30,14 @@ import { failedChunkOutcome } from './process-chunk.ts';
 
 export type { BulkFormat } from './chunk-payload.ts';
 
-/** A chunk is also cut when its cells reach this many characters (bounds memory for files with huge cells). */
+/**
+ * A chunk is also cut by size: a student that would take it past this many characters of cells starts the next
+ * chunk, so a thread never receives more than this (or one student, itself at most BULK_MAX_STUDENT_CHARS).
+ */
 export const MAX_CHUNK_CHARS = 4 * 1024 * 1024;
+
+/** The text limits runBulk applies when its config omits them: the defaults of src/config.ts. */
+const DEFAULT_BULK_TEXT_LIMITS = loadConfig({});
 
 /** Message of the error rows of a chunk that could not be run (shown to the client: no internals). */
 export const FAILED_CHUNK_MESSAGE =
@@ -65,7 +71,8 @@ export interface RunBulkOptions {
   format: BulkFormat;
   /** One runner, or a choice made after reading up to BULK_SYNC_MAX_ROWS + 1 rows. */
   runner: ChunkRunner | RunnerChoice;
-  config: Pick<Config, 'BULK_CHUNK_STUDENTS' | 'BULK_MAX_INFLIGHT_CHUNKS' | 'BULK_SYNC_MAX_ROWS'>;
+  config: Pick<Config, 'BULK_CHUNK_STUDENTS' | 'BULK_MAX_INFLIGHT_CHUNKS' | 'BULK_SYNC_MAX_ROWS'> &
+    Partial<Pick<Config, 'BULK_MAX_CELL_CHARS' | 'BULK_MAX_ROW_CHARS' | 'BULK_MAX_STUDENT_CHARS'>>;
   /** HTTP limits (the CLI has none): over them before output → AppError 413; rows after → error rows. */
   limits?: { maxBytes?: number; maxRows?: number };
   /** Called once, right before the first byte of output, with the runner chosen. */
@@ -303,7 +310,11 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
   const maxRows = limits?.maxRows;
   const chunkStudents = config.BULK_CHUNK_STUDENTS;
 
-  const reader = new CsvRecordReader(undefined, { rawLines: true });
+  const reader = new CsvRecordReader(config.BULK_MAX_ROW_CHARS ?? DEFAULT_BULK_TEXT_LIMITS.BULK_MAX_ROW_CHARS, {
+    rawLines: true,
+    header: true,
+    maxCellChars: config.BULK_MAX_CELL_CHARS ?? DEFAULT_BULK_TEXT_LIMITS.BULK_MAX_CELL_CHARS,
+  });
   const decoder = new TextDecoder('utf-8');
   const records: CsvRecord[] = [];
   const progress: BulkProgress = { bytes: 0, rows: 0, errorRows: 0, students: 0, chunks: 0 };
@@ -328,12 +339,17 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
     const l = layout!;
     builder = new ChunkBuilder(format, l.header);
     const b = builder;
-    grouper = new StudentGrouper(l.col.student_id, (student, chars) => {
-      b.add(student, chars);
-      if (b.students >= chunkStudents || b.chars >= MAX_CHUNK_CHARS) {
-        ready.push({ rows: b.rows, students: b.students, payload: b.take() });
-      }
-    });
+    grouper = new StudentGrouper(
+      l.col.student_id,
+      (student, chars) => {
+        if (b.students > 0 && b.chars + chars > MAX_CHUNK_CHARS) {
+          ready.push({ rows: b.rows, students: b.students, payload: b.take() });
+        }
+        b.add(student, chars);
+        if (b.students >= chunkStudents) ready.push({ rows: b.rows, students: b.students, payload: b.take() });
+      },
+      config.BULK_MAX_STUDENT_CHARS ?? DEFAULT_BULK_TEXT_LIMITS.BULK_MAX_STUDENT_CHARS,
+    );
     scheduler = new ChunkScheduler(
       {
         runner: chosen,

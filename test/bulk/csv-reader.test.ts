@@ -261,3 +261,57 @@ describe('lenientSplit', () => {
     expect(lenientSplit('')).toEqual(['']);
   });
 });
+
+describe('CsvRecordReader: header option and cell limit', () => {
+  const read = (text: string, pieces: number[], maxRecordChars = 200) => {
+    const reader = new CsvRecordReader(maxRecordChars, { header: true, maxCellChars: 10, rawLines: true });
+    const out: CsvRecord[] = [];
+    let i = 0;
+    for (let k = 0; i < text.length; k++) {
+      const n = pieces[k % pieces.length]!;
+      reader.push(text.slice(i, i + n), out);
+      i += n;
+    }
+    reader.end(out);
+    return out;
+  };
+
+  it('checks the width of multi-line records from the first data record, even when the file arrives whole', () => {
+    const text = 'id,label,n\n1,"open,3\n2,x,4\n3,5"\n';
+    for (const pieces of [[text.length], [1], [11, 1000]]) {
+      const records = read(text, pieces);
+      expect(records.map((r) => [r.line, recordCells(r), r.error !== undefined])).toEqual([
+        [1, ['id', 'label', 'n'], false],
+        [2, ['1', 'open', '3'], true],
+        [3, ['2', 'x', '4'], false],
+        [4, ['3', '5"'], false],
+      ]);
+      expect(records[1]!.error).toMatch(/spans 3 lines and leaves the record with 2 cells instead of 3/);
+    }
+  });
+
+  it('a cell over the limit makes its row an error naming the column, every cell echoed cut to the limit', () => {
+    const text = 'id,label,n\nA1,abcdefghijklmnop,3\n"A2",q,"0123456789xyz"\nA3,ok,4\n';
+    const records = read(text, [7]);
+    expect(records[1]).toMatchObject({ line: 2, cells: ['A1', 'abcdefghij', '3'] });
+    expect(records[1]!.error).toBe(
+      'the label cell has more than 10 characters (16), the most a cell may have; this row was not processed and ' +
+        'its cells are echoed cut to 10 characters',
+    );
+    expect(records[2]).toMatchObject({ line: 3, cells: ['A2', 'q', '0123456789'] });
+    expect(records[2]!.error).toMatch(/^the n cell has more than 10 characters \(13\)/);
+    expect(records[3]).toEqual({ line: 4, cells: [], raw: 'A3,ok,4' });
+  });
+
+  it('a line over the row limit names the over-long cell and is never kept whole', () => {
+    const text = `id,label,n\nA1,${'z'.repeat(5000)},3\nA2,ok,4\n`;
+    for (const pieces of [[64], [text.length]]) {
+      const records = read(text, pieces);
+      expect(records[1]).toMatchObject({ line: 2, cells: ['A1', 'zzzzzzzzzz'] });
+      expect(records[1]!.error).toMatch(
+        /^malformed CSV: the line is longer than 200 characters, the most a row may have \(the label cell has more than 10 characters/,
+      );
+      expect(records[2]).toEqual({ line: 3, cells: [], raw: 'A2,ok,4' });
+    }
+  });
+});

@@ -20,105 +20,17 @@ import { readHeader } from '../../src/bulk/csv-layout.ts';
 import { isFormulaLike } from '../../src/bulk/output-csv.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import { SAMPLE_CSV, bulkConfig, generatedCsv, parseNdjson, parseOutput, readText, runToString } from './helpers.ts';
+import { applyMutation, mutationArb } from './mutations.ts';
 
-type Mutation =
-  | { kind: 'insert'; at: number; text: string }
-  | { kind: 'delete'; at: number; count: number }
-  | { kind: 'duplicateLine'; line: number; to: number }
-  | { kind: 'moveLine'; line: number; to: number }
-  | { kind: 'truncate'; at: number }
-  | { kind: 'crlf' }
-  | { kind: 'bom' }
-  | { kind: 'semicolons'; line: number }
-  | { kind: 'bigCell'; line: number; quoted: boolean };
-
-const INSERTS = [
-  '"',
-  '""',
-  ',',
-  '\n',
-  '\r\n',
-  '\n\n',
-  ',,,,\n',
-  '\uFEFF',
-  '=cmd|" /C calc"!A0',
-  '+1',
-  '@SUM(A1:A2)',
-  '\t',
-  "'",
-  '\u00e9',
-  '"x"y',
-];
-
-function applyMutation(text: string, m: Mutation): string {
-  const lines = text.split('\n');
-  const pos = (f: number) => Math.floor(f * (text.length + 1)) % (text.length + 1);
-  switch (m.kind) {
-    case 'insert': {
-      const at = pos(m.at);
-      return text.slice(0, at) + m.text + text.slice(at);
-    }
-    case 'delete': {
-      const at = pos(m.at);
-      return text.slice(0, at) + text.slice(at + m.count);
-    }
-    case 'duplicateLine':
-    case 'moveLine': {
-      if (lines.length < 3) return text;
-      const i = 1 + (m.line % (lines.length - 1));
-      const line = lines[i]!;
-      if (m.kind === 'moveLine') lines.splice(i, 1);
-      lines.splice(1 + (m.to % (lines.length - 1)), 0, line);
-      return lines.join('\n');
-    }
-    case 'truncate':
-      return text.slice(0, Math.max(1, pos(m.at)));
-    case 'crlf':
-      return text.replaceAll('\n', '\r\n');
-    case 'bom':
-      return `\uFEFF${text}`;
-    case 'semicolons': {
-      const i = 1 + (m.line % Math.max(1, lines.length - 1));
-      if (lines[i] !== undefined) lines[i] = lines[i]!.replaceAll(',', ';');
-      return lines.join('\n');
-    }
-    case 'bigCell': {
-      const i = 1 + (m.line % Math.max(1, lines.length - 1));
-      const big = 'B'.repeat(1024 * 1024);
-      if (lines[i] !== undefined) {
-        const cells = lines[i]!.split(',');
-        cells[1] = m.quoted ? `"${big},"` : big;
-        lines[i] = cells.join(',');
-      }
-      return lines.join('\n');
-    }
-  }
-}
-
-const unit = fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true });
-const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
-  {
-    weight: 5,
-    arbitrary: fc.record({ kind: fc.constant('insert' as const), at: unit, text: fc.constantFrom(...INSERTS) }),
-  },
-  {
-    weight: 2,
-    arbitrary: fc.record({ kind: fc.constant('delete' as const), at: unit, count: fc.integer({ min: 1, max: 5 }) }),
-  },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('duplicateLine' as const), line: fc.nat(), to: fc.nat() }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('moveLine' as const), line: fc.nat(), to: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('truncate' as const), at: unit }) },
-  { weight: 1, arbitrary: fc.constant({ kind: 'crlf' as const }) },
-  { weight: 1, arbitrary: fc.constant({ kind: 'bom' as const }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('semicolons' as const), line: fc.nat() }) },
-);
-
+/** The records the pipeline reads: its reader with the default limits of src/config.ts (the text pushed whole). */
 function records(text: string): CsvRecord[] {
-  const reader = new CsvRecordReader();
+  const limits = bulkConfig();
+  const reader = new CsvRecordReader(limits.BULK_MAX_ROW_CHARS, {
+    header: true,
+    maxCellChars: limits.BULK_MAX_CELL_CHARS,
+  });
   const out: CsvRecord[] = [];
-  reader.push(text.slice(0, text.indexOf('\n') + 1 || text.length), out);
-  if (out[0] !== undefined && out[0].error === undefined) reader.expectedCells = out[0].cells.length;
-  reader.push(text.slice(text.indexOf('\n') + 1 || text.length), out);
+  reader.push(text, out);
   reader.end(out);
   return out;
 }
@@ -197,15 +109,23 @@ describe('fuzz: mutated files never lose a row', () => {
     );
   });
 
-  it('1 MB cells, quoted and unquoted, pass through whole', async () => {
+  it('1 MB cells, quoted and unquoted: an error row naming the column, echoed cut to BULK_MAX_CELL_CHARS', async () => {
     for (const quoted of [false, true]) {
       const text = applyMutation(base, { kind: 'bigCell', line: 3, quoted });
       const recs = records(text);
       expectEveryLineCovered(text, recs);
       const { text: out } = await runToString(text, inline, { pieces: [65_536] });
       expectOneRowPerRecord(out, recs);
-      const big = parseOutput(out).find((r) => r.term_label.startsWith('BBBB'))!;
-      expect(big.term_label.length).toBe(1024 * 1024 + (quoted ? 1 : 0));
+      const rows = parseOutput(out);
+      const big = rows.find((r) => r.term_label.startsWith('BBBB'))!;
+      expect(big.row_status).toBe('error');
+      expect(big.term_label).toBe('B'.repeat(1000));
+      expect(big.error_message).toMatch(/the term_label cell has more than 1000 characters/);
+      // The whole student is an error; every other student of the file is unaffected.
+      const others = rows.filter((r) => r.student_id !== big.student_id);
+      expect(rows.filter((r) => r.student_id === big.student_id).every((r) => r.row_status === 'error')).toBe(true);
+      expect(others.length).toBeGreaterThan(0);
+      expect(others.some((r) => r.row_status === 'ok')).toBe(true);
     }
   });
 

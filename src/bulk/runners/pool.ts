@@ -21,6 +21,8 @@ export interface PoolRunnerOptions {
   output?: 'text' | 'bytes';
   /** V8 heap limits of each thread (default DEFAULT_THREAD_LIMITS). */
   resourceLimits?: ResourceLimits;
+  /** Told about a thread that died outside a task (its task, if any, has been rejected already). */
+  onThreadError?: (error: unknown) => void;
 }
 
 /** Recycled output buffers kept at most (each about one chunk's output). */
@@ -67,6 +69,10 @@ export function createPoolRunner(options: PoolRunnerOptions): PoolRunner {
     idleTimeout: Number.POSITIVE_INFINITY,
     resourceLimits: options.resourceLimits ?? DEFAULT_THREAD_LIMITS,
   });
+  // A thread that dies (heap limit, exit) rejects the task it was running, and piscina starts a new thread. When
+  // the thread reports its death twice (an 'error' and then its exit), piscina emits the second on the pool as an
+  // 'error' event; without a listener that event would throw and take the whole process down.
+  pool.on('error', (error: unknown) => options.onThreadError?.(error));
   let closing: Promise<void> | undefined;
   return {
     kind: 'pool',
