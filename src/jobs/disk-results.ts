@@ -150,9 +150,7 @@ export class DiskResults {
 
   async #sweep(): Promise<void> {
     const now = new Date();
-    await utimes(join(this.#own, ALIVE), now, now).catch(() =>
-      writeFile(join(this.#own, ALIVE), '', { mode: 0o600 }),
-    );
+    await utimes(join(this.#own, ALIVE), now, now).catch(() => writeFile(join(this.#own, ALIVE), '', { mode: 0o600 }));
     for (const name of await readdir(this.#own)) {
       if (name === ALIVE) continue;
       const id = name.endsWith('.gz') ? name.slice(0, -3) : undefined;

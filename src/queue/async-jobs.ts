@@ -115,7 +115,10 @@ class ResultSink extends Writable {
       cb();
       return;
     }
-    this.#flush().then(() => cb(), (err: unknown) => cb(this.#failed(err)));
+    this.#flush().then(
+      () => cb(),
+      (err: unknown) => cb(this.#failed(err)),
+    );
   }
 
   #failed(err: unknown): Error {
@@ -124,7 +127,10 @@ class ResultSink extends Writable {
   }
 
   override _final(cb: (err?: Error | null) => void): void {
-    this.#flush().then(() => cb(), (err: unknown) => cb(this.#failed(err)));
+    this.#flush().then(
+      () => cb(),
+      (err: unknown) => cb(this.#failed(err)),
+    );
   }
 
   async #flush(): Promise<void> {
