@@ -54,7 +54,7 @@ const EnvSchema = z.object({
    * JOBS_MAX_REDIS_BYTES of compressed results (and never beyond the Redis maxmemory headroom).
    */
   JOBS_DIR: z.string().trim().min(1).optional(),
-  JOBS_MAX_DISK_BYTES: int(MiB, 1024 * 1024 * MiB).default(4096 * MiB),
+  JOBS_MAX_DISK_BYTES: int(MiB, 1024 * 1024 * MiB).default(2048 * MiB),
   JOBS_MAX_REDIS_BYTES: int(MiB, 1024 * 1024 * MiB).default(256 * MiB),
   /** Protects /admin/queues when set. */
   ADMIN_TOKEN: z.string().min(1).optional(),

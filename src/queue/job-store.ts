@@ -128,7 +128,7 @@ interface MemoryEntry {
 export interface MemoryJobStoreOptions {
   /** Where results are kept (default `<os tmpdir>/sor-jobs-results`). */
   dir?: string;
-  /** Quota of results and reservations (default 4 GiB). */
+  /** Quota of results and reservations (default 2 GiB). */
   maxBytes?: number;
 }
 
@@ -146,7 +146,7 @@ export class MemoryJobStore implements JobStore {
     const sweepEveryMs = Math.min(60_000, this.#ttlMs);
     this.results = new DiskResults({
       dir: options.dir ?? join(tmpdir(), 'sor-jobs-results'),
-      maxBytes: options.maxBytes ?? 4096 * 1024 * 1024,
+      maxBytes: options.maxBytes ?? 2048 * 1024 * 1024,
       sweepEveryMs,
     });
     this.#sweeper = setInterval(() => this.#sweep(), sweepEveryMs);
@@ -206,7 +206,9 @@ export class MemoryJobStore implements JobStore {
     const e = this.#entry(id);
     if (!e) return;
     e.record = { ...e.record, ...patch };
+    // A finished job is kept TTL from now; an unfinished one never expires while its owner renews its lease.
     if (patch.status === 'completed' || patch.status === 'failed') e.expiresAt = Date.now() + this.#ttlMs;
+    else if (patch.lease_until !== undefined) e.expiresAt = Math.max(e.expiresAt, Date.now() + this.#ttlMs);
   }
 
   async appendResult(id: string, segment: Buffer): Promise<void> {

@@ -207,7 +207,8 @@ export class RedisJobStore implements JobStore {
     if ((await this.#redis.exists(key)) === 0) return;
     const multi = this.#redis.multi();
     multi.hset(key, ...toHash(patch));
-    if (patch.status === 'completed' || patch.status === 'failed') {
+    // A finished job is kept TTL from now; an unfinished one never expires while its owner renews its lease.
+    if (patch.status === 'completed' || patch.status === 'failed' || patch.lease_until !== undefined) {
       multi.pexpire(key, this.#ttlMs);
       multi.pexpire(this.#resultKey(id), this.#ttlMs);
       multi.zadd(this.#indexKey(), Date.now() + this.#ttlMs, id);

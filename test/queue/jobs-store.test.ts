@@ -21,12 +21,13 @@ import type { ChunkOutput, ChunkRunner, ChunkTask } from '../../src/bulk/runner.
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import { createPoolRunner } from '../../src/bulk/runners/pool.ts';
 import type { PoolRunner } from '../../src/bulk/runners/pool.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
 import type { Config } from '../../src/config.ts';
 import { jobIdCreatedAt, newJobId } from '../../src/jobs/job-id.ts';
 import { jobsStoreReadiness } from '../../src/jobs/store-readiness.ts';
 import { AsyncJobs } from '../../src/queue/async-jobs.ts';
 import { MemoryJobStore } from '../../src/queue/job-store.ts';
-import type { JobStore } from '../../src/queue/job-store.ts';
+import type { JobRecord, JobStore } from '../../src/queue/job-store.ts';
 import { RedisJobStore } from '../../src/queue/redis-job-store.ts';
 import { deleteKeys, findRedis, uniquePrefix } from '../support/redis.ts';
 import type { TestRedis } from '../support/redis.ts';
@@ -150,6 +151,59 @@ describe('job ids', () => {
     expect(jobIdCreatedAt(flipped)).toBeUndefined();
     expect(jobIdCreatedAt('00000000-0000-4000-8000-000000000000')).toBeUndefined();
   });
+});
+
+describe('job store settings and lifetimes', () => {
+  it('has documented defaults and refuses a quota below 1 MiB', () => {
+    const c = loadConfig({});
+    expect(c.JOBS_DIR).toBeUndefined();
+    expect(c.JOBS_MAX_DISK_BYTES).toBe(2048 * MiB);
+    expect(c.JOBS_MAX_REDIS_BYTES).toBe(256 * MiB);
+    expect(() => loadConfig({ JOBS_MAX_DISK_BYTES: '1000' })).toThrow(ConfigError);
+    expect(() => loadConfig({ JOBS_MAX_REDIS_BYTES: 'lots' })).toThrow(/JOBS_MAX_REDIS_BYTES/);
+  });
+
+  it.each(['memory', 'redis'] as const)(
+    'the %s store keeps an unfinished job past its TTL while its owner renews the lease',
+    async (kind) => {
+      const p = `${prefix}-lease`;
+      const store: JobStore =
+        kind === 'memory'
+          ? new MemoryJobStore(1, { dir: join(root, 'lease') })
+          : new RedisJobStore(redisClient, p, 1, 64 * MiB);
+      const now = Date.now();
+      const record: JobRecord = {
+        id: newJobId(now),
+        status: 'running',
+        format: 'csv',
+        created_at: new Date(now).toISOString(),
+        started_at: new Date(now).toISOString(),
+        finished_at: null,
+        students_done: 0,
+        students_total: 10,
+        rows_done: 0,
+        error_rows: 0,
+        error: null,
+        fingerprint: 'f',
+        lease_until: now + 60_000,
+      };
+      try {
+        await store.create(record, undefined, 1024);
+        for (let i = 0; i < 4; i++) {
+          await new Promise((r) => setTimeout(r, 400));
+          await store.update(record.id, { lease_until: Date.now() + 60_000 });
+        }
+        expect(Date.now() - now).toBeGreaterThan(1000);
+        expect((await store.get(record.id))?.status).toBe('running');
+        await store.update(record.id, { status: 'completed', finished_at: new Date().toISOString() });
+        await new Promise((r) => setTimeout(r, 1300));
+        await expect(store.get(record.id)).rejects.toMatchObject({ code: 'not_found', status: 404 });
+      } finally {
+        await store.close();
+        await deleteKeys(redis.url, p);
+      }
+    },
+  );
 });
 
 describe('results on disk (no Redis)', () => {
