@@ -32,7 +32,7 @@ import { RedisJobStore } from '../../src/queue/redis-job-store.ts';
 import { deleteKeys, findRedis, uniquePrefix } from '../support/redis.ts';
 import type { TestRedis } from '../support/redis.ts';
 import { makeCsv } from './csv-gen.ts';
-import { bulkOutputText, silentLogger, testConfig } from './helpers.ts';
+import { bulkOutputText, removePrefix, silentLogger, startService, testConfig } from './helpers.ts';
 
 let redis: TestRedis;
 let redisClient: Redis;
@@ -461,4 +461,40 @@ describe('results in Redis', () => {
       await deleteKeys(redis.url, p);
     }
   });
+});
+
+describe('the whole service', () => {
+  it.each(['memory', 'redis'] as const)(
+    'with the %s store, /readyz has a jobs-store check and jobs run to completion',
+    async (kind) => {
+      const p = `${prefix}-svc`;
+      const env: Record<string, string> =
+        kind === 'redis'
+          ? { REDIS_URL: redis.url, BULLMQ_PREFIX: p, JOBS_MAX_REDIS_BYTES: String(8 * MiB) }
+          : { JOBS_DIR: join(root, 'svc'), JOBS_MAX_DISK_BYTES: String(8 * MiB) };
+      const svc = await startService(testConfig({ BULK_THREADS: '1', ...env }));
+      try {
+        const ready = await fetch(`${svc.base}/readyz`);
+        const body = (await ready.json()) as { checks: { name: string; ok: boolean }[] };
+        expect(body.checks.find((c) => c.name === 'jobs-store')?.ok).toBe(true);
+        const res = await fetch(`${svc.base}/v1/jobs`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'text/csv' },
+          body: csv,
+        });
+        expect(res.status).toBe(202);
+        const { id } = (await res.json()) as { id: string };
+        const job = await waitFor(async () => {
+          const j = (await (await fetch(`${svc.base}/v1/jobs/${id}`)).json()) as { status: string };
+          return j.status === 'completed' || j.status === 'failed' ? j : undefined;
+        }, 'the job');
+        expect(job.status).toBe('completed');
+        const cfg = config();
+        expect(await (await fetch(`${svc.base}/v1/jobs/${id}/result`)).text()).toBe(await expected('csv', csv, cfg));
+      } finally {
+        await svc.close();
+        if (kind === 'redis') await removePrefix(redis.url, p);
+      }
+    },
+  );
 });
