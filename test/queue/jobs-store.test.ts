@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -25,6 +26,7 @@ import { ConfigError, loadConfig } from '../../src/config.ts';
 import type { Config } from '../../src/config.ts';
 import { jobIdCreatedAt, newJobId } from '../../src/jobs/job-id.ts';
 import { jobsStoreReadiness } from '../../src/jobs/store-readiness.ts';
+import { UploadDigest, digestFile } from '../../src/jobs/upload-digest.ts';
 import { AsyncJobs } from '../../src/queue/async-jobs.ts';
 import { MemoryJobStore } from '../../src/queue/job-store.ts';
 import type { JobRecord, JobStore } from '../../src/queue/job-store.ts';
@@ -150,6 +152,27 @@ describe('job ids', () => {
     const flipped = id.slice(0, 20) + (id[20] === '0' ? '1' : '0') + id.slice(21);
     expect(jobIdCreatedAt(flipped)).toBeUndefined();
     expect(jobIdCreatedAt('00000000-0000-4000-8000-000000000000')).toBeUndefined();
+  });
+});
+
+describe('upload digest (one read for the hash, the size and the student count)', () => {
+  it('hashes the format and bytes, counts students, whatever the chunking', async () => {
+    const body = makeCsv(250, 4).replaceAll('S00000007', 'S0000000é'); // a two-byte character, split below
+    const file = join(root, 'digest.csv');
+    writeFileSync(file, body);
+    const want = {
+      sha256: createHash('sha256').update('ndjson\n').update(body).digest('hex'),
+      bytes: Buffer.byteLength(body),
+      students: 250,
+    };
+    expect(await digestFile(file, 'ndjson')).toEqual(want);
+    const bytes = Buffer.from(body);
+    const byByte = new UploadDigest('ndjson');
+    for (let i = 0; i < bytes.length; i++) byByte.update(bytes.subarray(i, i + 1));
+    expect(byByte.finish()).toEqual(want);
+    const noIds = new UploadDigest('csv');
+    noIds.update(Buffer.from('name,term\nA,Fall\n'));
+    expect(noIds.finish().students).toBeNull();
   });
 });
 
