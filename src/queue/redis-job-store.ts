@@ -5,8 +5,9 @@
  *   `${prefix}:job-idem:<sha256>` string: scoped Idempotency-Key (key + upload hash) → job id
  *   `${prefix}:jobs`              sorted set: job id → expiry (ms), for counting jobs by status
  *   `${prefix}:job-bytes`         hash: job id → bytes reserved for (then taken by) its compressed result
- * Every key expires JOB_TTL_SECONDS after the job finished (after creation while it has not); job-bytes entries
- * of jobs gone from `jobs` are pruned whenever the ledger is read. The results may take at most
+ * Every key expires JOB_TTL_SECONDS after the job finished (after its last lease renewal while it has not);
+ * job-bytes entries of jobs gone from `jobs` are pruned whenever the ledger is read, and `jobs` and `job-bytes`
+ * themselves expire JOB_TTL_SECONDS after the last job wrote to them: nothing of a job outlives its TTL. The results may take at most
  * JOBS_MAX_REDIS_BYTES, and never more than Redis's maxmemory headroom (minus a margin for the queue): a job whose
  * reservation does not fit is refused (job_store_full, 503), one that outgrows it while running fails with
  * job_store_full. Uses the API's fail-fast producer connection: when Redis is down, job calls fail at once.
@@ -52,11 +53,13 @@ if reserve > 0 then
   local used = ledger_sum(KEYS[3], KEYS[4], tonumber(ARGV[4]), '')
   if used + reserve > tonumber(ARGV[5]) then return {used} end
   redis.call('HSET', KEYS[4], ARGV[1], reserve)
+  redis.call('PEXPIRE', KEYS[4], ARGV[2])
 end
 if KEYS[1] ~= KEYS[2] then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
 for i = 7, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
+redis.call('PEXPIRE', KEYS[3], ARGV[2])
 return false
 `;
 
@@ -65,6 +68,7 @@ const GROW_SCRIPT = `${LEDGER_SUM}
 local used = ledger_sum(KEYS[1], KEYS[2], tonumber(ARGV[2]), ARGV[1])
 if used + tonumber(ARGV[4]) > tonumber(ARGV[3]) then return {used} end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return false
 `;
 
@@ -212,6 +216,8 @@ export class RedisJobStore implements JobStore {
       multi.pexpire(key, this.#ttlMs);
       multi.pexpire(this.#resultKey(id), this.#ttlMs);
       multi.zadd(this.#indexKey(), Date.now() + this.#ttlMs, id);
+      multi.pexpire(this.#indexKey(), this.#ttlMs);
+      multi.pexpire(this.#ledgerKey(), this.#ttlMs);
     }
     await multi.exec();
   }
@@ -230,6 +236,7 @@ export class RedisJobStore implements JobStore {
       String(Date.now()),
       String(this.#maxBytes),
       String(total),
+      String(this.#ttlMs),
     )) as [number] | null;
     if (Array.isArray(outcome)) {
       throw storeFullError('JOBS_MAX_REDIS_BYTES in Redis', total, this.#maxBytes - Number(outcome[0]));

@@ -465,6 +465,23 @@ describe('results in Redis', () => {
     }
   });
 
+  it('keep nothing of a job after its TTL: no key of the prefix is left', async () => {
+    const p = keyPrefix('ttl');
+    const cfg = config({ JOB_TTL_SECONDS: '1' });
+    const h = await serve(new RedisJobStore(redisClient, p, 1, 64 * MiB), cfg);
+    try {
+      const res = await submit(h, makeCsv(20, 5), { 'Idempotency-Key': `k-${p}` });
+      const { id } = (await res.json()) as { id: string };
+      expect((await waitDone(h, id)).status).toBe('completed');
+      expect(await redisClient.keys(`${p}:*`)).not.toEqual([]);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(await redisClient.keys(`${p}:*`)).toEqual([]);
+    } finally {
+      await h.close();
+      await deleteKeys(redis.url, p);
+    }
+  });
+
   it('answers 410 job_lost when the job records vanish (Redis restarted without persistence)', async () => {
     const p = keyPrefix('lost');
     const cfg = config();
