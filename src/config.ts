@@ -59,6 +59,14 @@ const EnvSchema = z.object({
   /** How long the API waits for one queued chunk before it counts as failed (then retried locally or errored). */
   QUEUE_CHUNK_TIMEOUT_MS: int(1000, 3_600_000).default(120_000),
   JOB_TTL_SECONDS: int(1, 365 * 24 * 3600).default(86_400),
+  /**
+   * Async job results without Redis: gzip files under JOBS_DIR (created 0700, files 0600; default
+   * `<os tmpdir>/sor-jobs-results`), at most JOBS_MAX_DISK_BYTES of them per API process. With Redis, at most
+   * JOBS_MAX_REDIS_BYTES of compressed results (and never beyond the Redis maxmemory headroom).
+   */
+  JOBS_DIR: z.string().trim().min(1).optional(),
+  JOBS_MAX_DISK_BYTES: int(MiB, 1024 * 1024 * MiB).default(2048 * MiB),
+  JOBS_MAX_REDIS_BYTES: int(MiB, 1024 * 1024 * MiB).default(256 * MiB),
   /** Turns /admin/queues (bull-board) on, behind this token; unset, the dashboard is off. */
   ADMIN_TOKEN: z.string().min(1).optional(),
   /**

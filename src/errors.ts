@@ -23,7 +23,15 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
  * the async job API). The interface's endpoints only ever answer with ERROR_CODES: 406 uses
  * `unsupported_media_type`, 413 uses `validation_error`.
  */
-export const EXTENDED_ERROR_CODES = ['not_found', 'method_not_allowed', 'job_not_ready'] as const;
+export const EXTENDED_ERROR_CODES = [
+  'not_found',
+  'method_not_allowed',
+  'job_not_ready',
+  /** 410: the job's records were lost (the job store restarted without them); submit the file again. */
+  'job_lost',
+  /** 503: the job store has no room for this job's result (quota or Redis memory); try later. */
+  'job_store_full',
+] as const;
 export type ExtendedErrorCode = (typeof EXTENDED_ERROR_CODES)[number];
 
 export interface FieldError {

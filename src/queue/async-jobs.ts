@@ -8,21 +8,33 @@
  * At most MAX_CONCURRENT_JOBS jobs run at once per API process; others wait in FIFO order.
  * The process running a job renews a lease on it; if the process dies, the job reads as failed (never "running"
  * forever) and the client resubmits. The job and its result expire JOB_TTL_SECONDS after the job finished.
+ *
+ * The upload is read once before the job is created (sha256, size and student count in one pass, see
+ * src/jobs/upload-digest.ts), then once by the pipeline. The result is gzip-compressed on its way to the store,
+ * which reserves room for it up front (refused with job_store_full, 503, when it cannot fit) and grows the
+ * reservation as it is written (the job fails with job_store_full when it cannot). A failed job's partial result
+ * is deleted at once, and the job is always marked failed (retried: deleting the result frees the store first).
+ * An Idempotency-Key is scoped to the upload: the key plus the sha256 of the file and format, so the same key
+ * with another file makes another job (no one can squat a key for a file they do not have).
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
 import type { Logger } from 'pino';
 import type { BulkProgress, BulkSummary, RunBulkOptions, RunnerChoice } from '../bulk/pipeline.ts';
 import type { ChunkRunner } from '../bulk/runner.ts';
-import { CsvRecordReader } from '../bulk/csv-reader.ts';
-import type { CsvRecord } from '../bulk/csv-reader.ts';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
+import { newJobId } from '../jobs/job-id.ts';
+import { reservationFor } from '../jobs/result-quota.ts';
+import type { StoreHeadroom } from '../jobs/result-quota.ts';
+import { UploadDigest, digestFile } from '../jobs/upload-digest.ts';
 import { metrics } from '../metrics.ts';
 import type { JobError, JobPatch, JobRecord, JobStore, ResultFormat } from './job-store.ts';
 
@@ -35,6 +47,9 @@ const LEASE_RENEW_MS = 10_000;
 const LEASE_MS = 60_000;
 /** Progress is written to the store at most this often. */
 const PROGRESS_EVERY_MS = 500;
+/** Marking a job failed is retried this many times, this far apart (ms), before it is left to its lease. */
+const MARK_FAILED_ATTEMPTS = 5;
+const MARK_FAILED_RETRY_MS = 500;
 
 /** The bulk pipeline (src/bulk/pipeline.ts runBulk), injected so tests and the CLI can supply their own. */
 export type RunBulkFn = (options: RunBulkOptions) => Promise<BulkSummary>;
@@ -53,8 +68,12 @@ export interface AsyncJobsOptions {
 export interface SpooledUpload {
   /** Path of the spooled file; the service owns it from submit() on (deletes it when done). */
   path: string;
-  /** sha256 over the bytes (and format), for Idempotency-Key comparisons. */
+  /** sha256 over the bytes (and format): scopes the Idempotency-Key. */
   sha256: string;
+  /** Size in bytes (the result's reservation is derived from it). */
+  bytes: number;
+  /** Students in the file (the progress total), null when unknown. */
+  students: number | null;
 }
 
 /** Maps any error of a bulk run to the job's error object (the v1 envelope shape). */
@@ -74,46 +93,14 @@ const defaultErrorMapper: ErrorMapper = (err) => {
   return { code: 'internal_error', message: 'An internal error occurred.' };
 };
 
-/** Counts students (runs of equal student_id) in a spooled CSV, for the progress total. Null if unreadable. */
-export async function countStudents(path: string): Promise<number | null> {
-  const reader = new CsvRecordReader();
-  const records: CsvRecord[] = [];
-  let idColumn = -1;
-  let headerSeen = false;
-  let previous: string | undefined;
-  let count = 0;
-  const consume = () => {
-    for (const r of records) {
-      if (!headerSeen) {
-        headerSeen = true;
-        idColumn = r.cells.findIndex((c) => c.trim().toLowerCase() === 'student_id');
-        continue;
-      }
-      const id = idColumn >= 0 ? (r.cells[idColumn] ?? '') : '';
-      if (id !== previous || r.error !== undefined) count++;
-      previous = id;
-    }
-    records.length = 0;
-  };
-  try {
-    for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 1024 * 1024 })) {
-      reader.push(chunk as string, records);
-      consume();
-    }
-    reader.end(records);
-    consume();
-    return idColumn >= 0 ? count : null;
-  } catch {
-    return null;
-  }
-}
-
-/** A Writable that groups the pipeline's output into ~1 MiB segments and appends them to the job store. */
+/** A Writable that groups the compressed output into ~1 MiB segments and appends them to the job store. */
 class ResultSink extends Writable {
   readonly #store: JobStore;
   readonly #id: string;
   #parts: Buffer[] = [];
   #size = 0;
+  /** The store's refusal (e.g. job_store_full): the job's error, whatever the pipeline reports after it. */
+  failure: unknown;
 
   constructor(store: JobStore, id: string) {
     super({ decodeStrings: true });
@@ -128,11 +115,22 @@ class ResultSink extends Writable {
       cb();
       return;
     }
-    this.#flush().then(() => cb(), cb);
+    this.#flush().then(
+      () => cb(),
+      (err: unknown) => cb(this.#failed(err)),
+    );
+  }
+
+  #failed(err: unknown): Error {
+    this.failure ??= err;
+    return err instanceof Error ? err : new Error(String(err));
   }
 
   override _final(cb: (err?: Error | null) => void): void {
-    this.#flush().then(() => cb(), cb);
+    this.#flush().then(
+      () => cb(),
+      (err: unknown) => cb(this.#failed(err)),
+    );
   }
 
   async #flush(): Promise<void> {
@@ -183,8 +181,8 @@ export class AsyncJobs {
   async spool(body: Readable, format: ResultFormat): Promise<SpooledUpload> {
     await mkdir(this.#spoolDir, { recursive: true });
     const path = join(this.#spoolDir, `${randomUUID()}.csv`);
-    const hash = createHash('sha256').update(`${format}\n`);
-    const file = createWriteStream(path);
+    const digest = new UploadDigest(format);
+    const file = createWriteStream(path, { mode: 0o600 });
     let bytes = 0;
     const max = this.#config.BULK_MAX_BYTES;
     try {
@@ -194,7 +192,7 @@ export class AsyncJobs {
         if (bytes > max) {
           throw new AppError('validation_error', 413, `The file is larger than the ${max}-byte limit.`);
         }
-        hash.update(buf);
+        digest.update(buf);
         if (!file.write(buf)) await new Promise<void>((resolve) => file.once('drain', () => resolve()));
       }
       await new Promise<void>((resolve, reject) => file.end((err?: Error | null) => (err ? reject(err) : resolve())));
@@ -203,14 +201,17 @@ export class AsyncJobs {
       await rm(path, { force: true });
       throw err;
     }
-    return { path, sha256: hash.digest('hex') };
+    return { path, ...digest.finish() };
   }
 
-  /** Adopts an already spooled file (e.g. written by multer), hashing it. */
+  /** Adopts an already spooled file, reading it once for its hash, size and student count. */
   async adopt(path: string, format: ResultFormat): Promise<SpooledUpload> {
-    const hash = createHash('sha256').update(`${format}\n`);
-    for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-    return { path, sha256: hash.digest('hex') };
+    return { path, ...(await digestFile(path, format)) };
+  }
+
+  /** Room left in the job store for results (for /readyz). */
+  headroom(): Promise<StoreHeadroom> {
+    return this.store.headroom();
   }
 
   async discard(upload: SpooledUpload): Promise<void> {
@@ -218,8 +219,9 @@ export class AsyncJobs {
   }
 
   /**
-   * Creates the job (or returns the existing one for a repeated Idempotency-Key) and schedules it. A key reused
-   * with a different file or format is refused (422).
+   * Creates the job (or returns the existing one for a repeated Idempotency-Key with the same file and format)
+   * and schedules it. The key is scoped to the upload's hash: the same key with another file is another job.
+   * Throws job_store_full (503) when the store has no room for the result.
    */
   async submit(
     upload: SpooledUpload,
@@ -232,56 +234,38 @@ export class AsyncJobs {
     }
     const now = new Date();
     const record: JobRecord = {
-      id: randomUUID(),
+      id: newJobId(now.getTime()),
       status: 'queued',
       format,
       created_at: now.toISOString(),
       started_at: null,
       finished_at: null,
       students_done: 0,
-      students_total: null,
+      students_total: upload.students,
       rows_done: 0,
       error_rows: 0,
       error: null,
       fingerprint: upload.sha256,
       lease_until: now.getTime() + LEASE_MS,
     };
+    const scopedKey = idempotencyKey === undefined ? undefined : `${idempotencyKey}\n${upload.sha256}`;
     let outcome;
     try {
-      outcome = await this.store.create(record, idempotencyKey);
+      outcome = await this.store.create(record, scopedKey, reservationFor(upload.bytes));
     } catch (err) {
       await this.discard(upload);
       throw err;
     }
     if (!outcome.created) {
       await this.discard(upload);
-      if (outcome.record.fingerprint !== upload.sha256) {
-        throw new AppError(
-          'validation_error',
-          422,
-          'This Idempotency-Key was already used for a different file or result format.',
-          [{ field: 'Idempotency-Key', message: 'already used for a different submission' }],
-        );
-      }
       return outcome;
     }
     metrics.jobTransitions.inc({ status: 'queued' });
     this.#owned.add(record.id);
     this.#waiting.push({ record, path: upload.path });
-    this.#logger.info({ jobId: record.id, format }, 'async job queued');
-    void this.#count(record.id, upload.path);
+    this.#logger.info({ jobId: record.id, format, bytes: upload.bytes }, 'async job queued');
     this.#pump();
     return outcome;
-  }
-
-  async #count(id: string, path: string): Promise<void> {
-    const total = await countStudents(path);
-    if (total === null) return;
-    // The final count comes from the pipeline itself; never overwrite it with this estimate.
-    const current = await this.store.get(id).catch(() => undefined);
-    if (current && (current.status === 'queued' || current.status === 'running')) {
-      await this.#update(id, { students_total: total });
-    }
   }
 
   async #update(id: string, patch: JobPatch): Promise<void> {
@@ -289,6 +273,29 @@ export class AsyncJobs {
       await this.store.update(id, patch);
     } catch (err) {
       this.#logger.warn({ jobId: id, err: (err as Error).message }, 'async job: could not update the job store');
+    }
+  }
+
+  /**
+   * Marks a job failed, retrying: a store that refused the result may refuse this write too for a moment. Its
+   * partial result is deleted first (which also frees the room the write needs).
+   */
+  async #markFailed(id: string, error: JobError): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.store.clearResult(id);
+        await this.store.update(id, { status: 'failed', finished_at: new Date().toISOString(), error });
+        return;
+      } catch (err) {
+        if (attempt >= MARK_FAILED_ATTEMPTS) {
+          this.#logger.error(
+            { jobId: id, err: (err as Error).message },
+            'async job: could not mark the job failed; it reads as failed once its lease runs out',
+          );
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, MARK_FAILED_RETRY_MS * attempt));
+      }
     }
   }
 
@@ -335,10 +342,15 @@ export class AsyncJobs {
       }
     };
     const sink = new ResultSink(this.store, id);
+    const gzip = createGzip();
+    let pipeError: unknown;
+    const stored = pipeline(gzip, sink).catch((err: unknown) => {
+      pipeError = err;
+    });
     try {
       const summary = await this.#runBulk({
         input: createReadStream(path, { highWaterMark: 256 * 1024 }),
-        output: sink,
+        output: gzip,
         format: record.format,
         runner: this.#runnerFor(id),
         config: this.#config,
@@ -349,13 +361,10 @@ export class AsyncJobs {
       students = summary.students;
       rows = summary.rows;
       errorRows = summary.errorRows;
-      if (!sink.writableFinished) {
-        await new Promise<void>((resolve, reject) => {
-          if (sink.writableEnded) sink.once('finish', resolve);
-          else sink.end(resolve);
-          sink.once('error', reject);
-        });
-      }
+      if (!gzip.writableEnded) gzip.end();
+      await stored;
+      if (pipeError !== undefined) throw pipeError;
+      await this.store.settleResult(id);
       await this.store.update(id, {
         status: 'completed',
         finished_at: new Date().toISOString(),
@@ -367,13 +376,15 @@ export class AsyncJobs {
       metrics.jobTransitions.inc({ status: 'completed' });
       log.info({ students, rows, errorRows }, 'async job completed');
     } catch (err) {
+      const cause = sink.failure ?? err;
+      gzip.destroy();
       sink.destroy();
+      await stored;
       const error = signal.aborted
         ? { code: 'internal_error', message: 'The service shut down before the job finished. Submit the file again.' }
-        : this.#mapError(err);
-      log.warn({ err: (err as Error)?.message, code: error.code }, 'async job failed');
-      await this.store.clearResult(id).catch(() => undefined);
-      await this.#update(id, { status: 'failed', finished_at: new Date().toISOString(), error });
+        : this.#mapError(cause);
+      log.warn({ err: (cause as Error)?.message, code: error.code }, 'async job failed');
+      await this.#markFailed(id, error);
       metrics.jobTransitions.inc({ status: 'failed' });
     } finally {
       await rm(path, { force: true }).catch(() => undefined);
@@ -388,13 +399,9 @@ export class AsyncJobs {
     if (this.#closed) return;
     this.#closed = true;
     for (const p of this.#waiting.splice(0)) {
-      await this.#update(p.record.id, {
-        status: 'failed',
-        finished_at: new Date().toISOString(),
-        error: {
-          code: 'internal_error',
-          message: 'The service shut down before the job started. Submit the file again.',
-        },
+      await this.#markFailed(p.record.id, {
+        code: 'internal_error',
+        message: 'The service shut down before the job started. Submit the file again.',
       });
       await rm(p.path, { force: true }).catch(() => undefined);
     }

@@ -1,11 +1,20 @@
 /**
  * Where async bulk jobs (POST /v1/jobs) and their results live. Two implementations behind one interface:
  *  - RedisJobStore (src/queue/redis-job-store.ts) when REDIS_URL is set: jobs and results survive an API restart
- *    and are visible to every API replica;
- *  - MemoryJobStore (here) without Redis: same API, kept in this process only and LOST ON RESTART.
+ *    (when Redis keeps its data) and are visible to every API replica;
+ *  - MemoryJobStore (here) without Redis: job records in this process's memory (LOST ON RESTART), results as
+ *    gzip files on disk (src/jobs/disk-results.ts), never in the heap.
  * Both expire a job and its result JOB_TTL_SECONDS after it finished (or after it was created, while it has not).
- * The result is stored as ordered byte segments and read back segment by segment: never whole in memory.
+ * Results are stored gzip-compressed, as ordered segments, and read back decompressed as a stream: never whole in
+ * memory. Room for a result is reserved when the job is created (refused with job_store_full when it cannot fit)
+ * and grown while it is written (the job fails with job_store_full when it cannot).
+ * A job id whose records are gone reads as job_lost (410) or expired (404): see src/jobs/job-id.ts.
  */
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { DiskResults } from '../jobs/disk-results.ts';
+import { missingJobError } from '../jobs/job-id.ts';
+import type { StoreHeadroom } from '../jobs/result-quota.ts';
 
 export type JobStatus = 'queued' | 'running' | 'completed' | 'failed';
 export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'completed', 'failed'];
@@ -31,7 +40,7 @@ export interface JobRecord {
   /** Output rows whose row_status is error (bad student data; the job still completes). */
   error_rows: number;
   error: JobError | null;
-  /** sha256 of the submitted body and format: an Idempotency-Key reused for a different file is refused. */
+  /** sha256 of the submitted body and format: an Idempotency-Key is scoped to it (key + this hash). */
   fingerprint: string;
   /**
    * Epoch ms until which the process running the job vouches for it (renewed while it works). A queued or
@@ -63,15 +72,30 @@ export interface CreateOutcome {
 
 export interface JobStore {
   readonly kind: 'redis' | 'memory';
-  create(record: JobRecord, idempotencyKey?: string): Promise<CreateOutcome>;
+  /**
+   * Creates the job and reserves `reserveBytes` for its compressed result, atomically with the idempotency key;
+   * or returns the job that already holds the key. Throws job_store_full (503) when the result cannot fit.
+   */
+  create(record: JobRecord, idempotencyKey?: string, reserveBytes?: number): Promise<CreateOutcome>;
+  /**
+   * The job; undefined for an id this service never issued. Throws job_lost (410) when the records of a job
+   * that cannot have expired yet are gone, not_found (404) when it expired.
+   */
   get(id: string): Promise<JobRecord | undefined>;
   update(id: string, patch: JobPatch): Promise<void>;
-  /** Appends one segment of the result (segments are read back in append order). */
+  /**
+   * Appends one segment of the compressed result (read back in append order). Throws job_store_full when the
+   * result outgrows its reservation and the store has no more room.
+   */
   appendResult(id: string, segment: Buffer): Promise<void>;
-  /** Drops a partial result (a failed job has none). */
+  /** The job wrote its whole result: its reservation shrinks to the bytes written. */
+  settleResult(id: string): Promise<void>;
+  /** Drops a partial result and its reservation (a failed job has none). */
   clearResult(id: string): Promise<void>;
-  /** The result segments in order. Throws if the result expires or disappears part-way. */
+  /** The decompressed result, streamed. Throws if the result expires or disappears part-way. */
   readResult(id: string): AsyncIterable<Buffer>;
+  /** Room left for results (for /readyz). */
+  headroom(): Promise<StoreHeadroom>;
   /** Jobs by status, for the metrics gauge. */
   counts(): Promise<Record<JobStatus, number>>;
   close(): Promise<void>;
@@ -98,89 +122,130 @@ export function withLease(record: JobRecord, now = Date.now()): JobRecord {
 
 interface MemoryEntry {
   record: JobRecord;
-  segments: Buffer[];
   expiresAt: number;
 }
 
-/** In-process job store (no Redis): jobs are lost when the process restarts. */
+export interface MemoryJobStoreOptions {
+  /** Where results are kept (default `<os tmpdir>/sor-jobs-results`). */
+  dir?: string;
+  /** Quota of results and reservations (default 2 GiB). */
+  maxBytes?: number;
+}
+
+/** In-process job records (lost when the process restarts), results gzip on disk. */
 export class MemoryJobStore implements JobStore {
   readonly kind = 'memory' as const;
+  readonly results: DiskResults;
   readonly #ttlMs: number;
   readonly #jobs = new Map<string, MemoryEntry>();
   readonly #idempotency = new Map<string, { id: string; expiresAt: number }>();
   readonly #sweeper: NodeJS.Timeout;
 
-  constructor(ttlSeconds: number) {
+  constructor(ttlSeconds: number, options: MemoryJobStoreOptions = {}) {
     this.#ttlMs = ttlSeconds * 1000;
-    this.#sweeper = setInterval(() => this.#sweep(), Math.min(60_000, this.#ttlMs));
+    const sweepEveryMs = Math.min(60_000, this.#ttlMs);
+    this.results = new DiskResults({
+      dir: options.dir ?? join(tmpdir(), 'sor-jobs-results'),
+      maxBytes: options.maxBytes ?? 2048 * 1024 * 1024,
+      sweepEveryMs,
+    });
+    this.#sweeper = setInterval(() => this.#sweep(), sweepEveryMs);
     this.#sweeper.unref();
   }
 
   #sweep(now = Date.now()): void {
-    for (const [id, e] of this.#jobs) if (e.expiresAt <= now) this.#jobs.delete(id);
+    for (const [id, e] of this.#jobs) if (e.expiresAt <= now) this.#forget(id);
     for (const [k, e] of this.#idempotency) if (e.expiresAt <= now) this.#idempotency.delete(k);
+  }
+
+  #forget(id: string): void {
+    this.#jobs.delete(id);
+    void this.results.remove(id).catch(() => undefined);
   }
 
   #entry(id: string): MemoryEntry | undefined {
     const e = this.#jobs.get(id);
     if (e && e.expiresAt <= Date.now()) {
-      this.#jobs.delete(id);
+      this.#forget(id);
       return undefined;
     }
     return e;
   }
 
-  async create(record: JobRecord, idempotencyKey?: string): Promise<CreateOutcome> {
-    const now = Date.now();
+  async create(record: JobRecord, idempotencyKey?: string, reserveBytes = 0): Promise<CreateOutcome> {
     if (idempotencyKey !== undefined) {
       const seen = this.#idempotency.get(idempotencyKey);
-      const existing = seen && seen.expiresAt > now ? this.#entry(seen.id) : undefined;
+      const existing = seen && seen.expiresAt > Date.now() ? this.#entry(seen.id) : undefined;
       if (existing) return { record: withLease(existing.record), created: false };
-      this.#idempotency.set(idempotencyKey, { id: record.id, expiresAt: now + this.#ttlMs });
     }
-    this.#jobs.set(record.id, { record: { ...record }, segments: [], expiresAt: now + this.#ttlMs });
+    await this.results.reserve(record.id, reserveBytes);
+    // Between the check above and here another submission may have taken the key: it wins, this one yields.
+    if (idempotencyKey !== undefined) {
+      const seen = this.#idempotency.get(idempotencyKey);
+      const existing = seen && seen.expiresAt > Date.now() ? this.#entry(seen.id) : undefined;
+      if (existing) {
+        await this.results.remove(record.id);
+        return { record: withLease(existing.record), created: false };
+      }
+    }
+    const expiresAt = Date.now() + this.#ttlMs;
+    if (idempotencyKey !== undefined) this.#idempotency.set(idempotencyKey, { id: record.id, expiresAt });
+    this.#jobs.set(record.id, { record: { ...record }, expiresAt });
     return { record: { ...record }, created: true };
   }
 
   async get(id: string): Promise<JobRecord | undefined> {
     const e = this.#entry(id);
-    return e ? withLease({ ...e.record }) : undefined;
+    if (e) return withLease({ ...e.record });
+    const missing = missingJobError(id, this.#ttlMs);
+    if (missing) throw missing;
+    return undefined;
   }
 
   async update(id: string, patch: JobPatch): Promise<void> {
     const e = this.#entry(id);
     if (!e) return;
     e.record = { ...e.record, ...patch };
+    // A finished job is kept TTL from now; an unfinished one never expires while its owner renews its lease.
     if (patch.status === 'completed' || patch.status === 'failed') e.expiresAt = Date.now() + this.#ttlMs;
+    else if (patch.lease_until !== undefined) e.expiresAt = Math.max(e.expiresAt, Date.now() + this.#ttlMs);
   }
 
   async appendResult(id: string, segment: Buffer): Promise<void> {
-    const e = this.#entry(id);
-    if (!e) throw new Error(`job ${id} expired while its result was being written`);
-    e.segments.push(segment);
+    if (!this.#entry(id)) throw new Error(`job ${id} expired while its result was being written`);
+    await this.results.append(id, segment);
+  }
+
+  async settleResult(id: string): Promise<void> {
+    this.results.settle(id);
   }
 
   async clearResult(id: string): Promise<void> {
-    const e = this.#entry(id);
-    if (e) e.segments = [];
+    await this.results.remove(id);
   }
 
-  async *readResult(id: string): AsyncIterable<Buffer> {
-    const e = this.#entry(id);
-    if (!e) throw new Error(`job ${id} has no result`);
-    for (const s of e.segments) yield s;
+  readResult(id: string): AsyncIterable<Buffer> {
+    if (!this.#entry(id)) throw new Error(`job ${id} has no result`);
+    return this.results.read(id);
+  }
+
+  headroom(): Promise<StoreHeadroom> {
+    return this.results.headroom();
   }
 
   async counts(): Promise<Record<JobStatus, number>> {
     const out: Record<JobStatus, number> = { queued: 0, running: 0, completed: 0, failed: 0 };
     for (const [id] of this.#jobs) {
-      const r = await this.get(id);
-      if (r) out[r.status]++;
+      const e = this.#entry(id);
+      if (e) out[withLease(e.record).status]++;
     }
     return out;
   }
 
   async close(): Promise<void> {
     clearInterval(this.#sweeper);
+    this.#jobs.clear();
+    this.#idempotency.clear();
+    await this.results.close();
   }
 }

@@ -1,26 +1,80 @@
 /**
  * Async jobs in Redis (REDIS_URL set), under the BullMQ prefix:
  *   `${prefix}:job:<id>`          hash: the JobRecord fields
- *   `${prefix}:job:<id>:result`   list: the result's byte segments, in order
- *   `${prefix}:job-idem:<sha256>` string: Idempotency-Key → job id
+ *   `${prefix}:job:<id>:result`   list: the gzip-compressed result's byte segments, in order
+ *   `${prefix}:job-idem:<sha256>` string: scoped Idempotency-Key (key + upload hash) → job id
  *   `${prefix}:jobs`              sorted set: job id → expiry (ms), for counting jobs by status
- * Every key expires JOB_TTL_SECONDS after the job finished (after creation while it has not). Uses the API's
- * fail-fast producer connection: when Redis is down, job calls fail at once with a clear error.
+ *   `${prefix}:job-bytes`         hash: job id → bytes reserved for (then taken by) its compressed result
+ * Every key expires JOB_TTL_SECONDS after the job finished (after its last lease renewal while it has not);
+ * job-bytes entries of jobs gone from `jobs` are pruned whenever the ledger is read, and `jobs` and `job-bytes`
+ * themselves expire JOB_TTL_SECONDS after the last job wrote to them: nothing of a job outlives its TTL. The results may take at most
+ * JOBS_MAX_REDIS_BYTES, and never more than Redis's maxmemory headroom (minus a margin for the queue): a job whose
+ * reservation does not fit is refused (job_store_full, 503), one that outgrows it while running fails with
+ * job_store_full. Uses the API's fail-fast producer connection: when Redis is down, job calls fail at once.
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { gunzipSegments } from '../jobs/gunzip-segments.ts';
+import { missingJobError } from '../jobs/job-id.ts';
+import { storeFullError } from '../jobs/result-quota.ts';
+import type { StoreHeadroom } from '../jobs/result-quota.ts';
 import { JOB_STATUSES, withLease } from './job-store.ts';
 import type { CreateOutcome, JobPatch, JobRecord, JobStatus, JobStore } from './job-store.ts';
 
-/** Create-or-return-existing, atomically: the idempotency key and the job appear together or not at all. */
-const CREATE_SCRIPT = `
+/** Part of Redis maxmemory never handed to job results (the queue and job records need it). */
+const REDIS_MEMORY_MARGIN = 0.25;
+
+/** Lua: sums the ledger (KEYS[ledger]) after dropping entries of jobs gone from the index (KEYS[index]). */
+const LEDGER_SUM = `
+local function ledger_sum(index, ledger, now, except)
+  local used = 0
+  local entries = redis.call('HGETALL', ledger)
+  for i = 1, #entries, 2 do
+    local score = redis.call('ZSCORE', index, entries[i])
+    if (not score) or tonumber(score) < now then
+      redis.call('HDEL', ledger, entries[i])
+    elseif entries[i] ~= except then
+      used = used + tonumber(entries[i + 1])
+    end
+  end
+  return used
+end
+`;
+
+/**
+ * Create-or-return-existing, atomically: the idempotency key, the job and its result reservation appear together
+ * or not at all. Returns the existing job id, {used} when the reservation does not fit, or nil when created.
+ */
+const CREATE_SCRIPT = `${LEDGER_SUM}
 local existing = redis.call('GET', KEYS[1])
 if existing then return existing end
+local reserve = tonumber(ARGV[6])
+if reserve > 0 then
+  local used = ledger_sum(KEYS[3], KEYS[4], tonumber(ARGV[4]), '')
+  if used + reserve > tonumber(ARGV[5]) then return {used} end
+  redis.call('HSET', KEYS[4], ARGV[1], reserve)
+  redis.call('PEXPIRE', KEYS[4], ARGV[2])
+end
 if KEYS[1] ~= KEYS[2] then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
-for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+for i = 7, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
+redis.call('PEXPIRE', KEYS[3], ARGV[2])
 return false
+`;
+
+/** Raises a job's reservation to ARGV[4] bytes if the others leave room: nil, or {used by the others}. */
+const GROW_SCRIPT = `${LEDGER_SUM}
+local used = ledger_sum(KEYS[1], KEYS[2], tonumber(ARGV[2]), ARGV[1])
+if used + tonumber(ARGV[4]) > tonumber(ARGV[3]) then return {used} end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+return false
+`;
+
+/** The ledger's total (pruned). */
+const SUM_SCRIPT = `${LEDGER_SUM}
+return ledger_sum(KEYS[1], KEYS[2], tonumber(ARGV[1]), '')
 `;
 
 function toHash(fields: Record<string, unknown>): string[] {
@@ -58,11 +112,15 @@ export class RedisJobStore implements JobStore {
   readonly #redis: Redis;
   readonly #prefix: string;
   readonly #ttlMs: number;
+  readonly #maxBytes: number;
+  /** Bytes this process has written per job it is writing. */
+  readonly #written = new Map<string, number>();
 
-  constructor(redis: Redis, prefix: string, ttlSeconds: number) {
+  constructor(redis: Redis, prefix: string, ttlSeconds: number, maxBytes = 256 * 1024 * 1024) {
     this.#redis = redis;
     this.#prefix = prefix;
     this.#ttlMs = ttlSeconds * 1000;
+    this.#maxBytes = maxBytes;
   }
 
   #jobKey(id: string): string {
@@ -74,40 +132,77 @@ export class RedisJobStore implements JobStore {
   #indexKey(): string {
     return `${this.#prefix}:jobs`;
   }
+  #ledgerKey(): string {
+    return `${this.#prefix}:job-bytes`;
+  }
 
-  async create(record: JobRecord, idempotencyKey?: string): Promise<CreateOutcome> {
+  /** Bytes Redis can still take for job results under maxmemory (Infinity without maxmemory). */
+  async #memoryFree(): Promise<number> {
+    const info = await this.#redis.info('memory');
+    const field = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] ?? 0);
+    const max = field('maxmemory');
+    if (max <= 0) return Number.POSITIVE_INFINITY;
+    return Math.max(0, Math.floor(max * (1 - REDIS_MEMORY_MARGIN)) - field('used_memory'));
+  }
+
+  async create(record: JobRecord, idempotencyKey?: string, reserveBytes = 0): Promise<CreateOutcome> {
     const jobKey = this.#jobKey(record.id);
     const idemKey =
       idempotencyKey === undefined
         ? jobKey // same key twice: the script then skips the idempotency part
         : `${this.#prefix}:job-idem:${createHash('sha256').update(idempotencyKey).digest('hex')}`;
-    const expiry = Date.now() + this.#ttlMs;
+    const memoryFree = reserveBytes > 0 ? await this.#memoryFree() : Number.POSITIVE_INFINITY;
+    const now = Date.now();
     const fields = toHash({ ...record });
-    const existing = (await this.#redis.eval(
+    const outcome = (await this.#redis.eval(
       CREATE_SCRIPT,
-      3,
+      4,
       idemKey,
       jobKey,
       this.#indexKey(),
+      this.#ledgerKey(),
       record.id,
       String(this.#ttlMs),
-      String(expiry),
+      String(now + this.#ttlMs),
+      String(now),
+      String(this.#maxBytes),
+      // A reservation larger than Redis's memory headroom is refused by the script like one over the quota.
+      String(reserveBytes > memoryFree ? Number.MAX_SAFE_INTEGER : reserveBytes),
       ...fields,
-    )) as string | null;
-    if (existing && existing !== record.id) {
-      const found = await this.get(existing);
+    )) as string | [number] | null;
+    if (Array.isArray(outcome)) {
+      const used = Number(outcome[0]);
+      throw reserveBytes > memoryFree
+        ? storeFullError('Redis maxmemory', reserveBytes, memoryFree)
+        : storeFullError('JOBS_MAX_REDIS_BYTES in Redis', reserveBytes, this.#maxBytes - used);
+    }
+    if (outcome && outcome !== record.id) {
+      const found = await this.#read(outcome);
       if (found) return { record: found, created: false };
       // The key outlived its job (both expire together, so only by a hair): start afresh.
       await this.#redis.del(idemKey);
-      return this.create(record, idempotencyKey);
+      return this.create(record, idempotencyKey, reserveBytes);
     }
+    if (reserveBytes > 0) this.#written.set(record.id, 0);
     return { record: { ...record }, created: true };
   }
 
-  async get(id: string): Promise<JobRecord | undefined> {
-    const h = await this.#redis.hgetall(this.#jobKey(id));
-    const record = fromHash(h);
+  async #read(id: string): Promise<JobRecord | undefined> {
+    const record = fromHash(await this.#redis.hgetall(this.#jobKey(id)));
     return record ? withLease(record) : undefined;
+  }
+
+  async get(id: string): Promise<JobRecord | undefined> {
+    const raw = fromHash(await this.#redis.hgetall(this.#jobKey(id)));
+    if (!raw) {
+      const missing = missingJobError(id, this.#ttlMs);
+      if (missing) throw missing;
+      return undefined;
+    }
+    const record = withLease(raw);
+    // The process running it died: the job reads as failed, and a failed job keeps no partial result.
+    if (record.status === 'failed' && raw.status !== 'failed') await this.clearResult(id);
+    return record;
   }
 
   async update(id: string, patch: JobPatch): Promise<void> {
@@ -116,24 +211,58 @@ export class RedisJobStore implements JobStore {
     if ((await this.#redis.exists(key)) === 0) return;
     const multi = this.#redis.multi();
     multi.hset(key, ...toHash(patch));
-    if (patch.status === 'completed' || patch.status === 'failed') {
+    // A finished job is kept TTL from now; an unfinished one never expires while its owner renews its lease.
+    if (patch.status === 'completed' || patch.status === 'failed' || patch.lease_until !== undefined) {
       multi.pexpire(key, this.#ttlMs);
       multi.pexpire(this.#resultKey(id), this.#ttlMs);
       multi.zadd(this.#indexKey(), Date.now() + this.#ttlMs, id);
+      multi.pexpire(this.#indexKey(), this.#ttlMs);
+      multi.pexpire(this.#ledgerKey(), this.#ttlMs);
     }
     await multi.exec();
   }
 
+  async #grow(id: string, total: number): Promise<void> {
+    const memoryFree = await this.#memoryFree();
+    const already = Number((await this.#redis.hget(this.#ledgerKey(), id)) ?? 0);
+    if (total <= already) return;
+    if (total - already > memoryFree) throw storeFullError('Redis maxmemory', total, memoryFree + already);
+    const outcome = (await this.#redis.eval(
+      GROW_SCRIPT,
+      2,
+      this.#indexKey(),
+      this.#ledgerKey(),
+      id,
+      String(Date.now()),
+      String(this.#maxBytes),
+      String(total),
+      String(this.#ttlMs),
+    )) as [number] | null;
+    if (Array.isArray(outcome)) {
+      throw storeFullError('JOBS_MAX_REDIS_BYTES in Redis', total, this.#maxBytes - Number(outcome[0]));
+    }
+  }
+
   async appendResult(id: string, segment: Buffer): Promise<void> {
+    const written = (this.#written.get(id) ?? 0) + segment.length;
+    await this.#grow(id, written);
     const key = this.#resultKey(id);
     await this.#redis.multi().rpush(key, segment).pexpire(key, this.#ttlMs).exec();
+    this.#written.set(id, written);
+  }
+
+  async settleResult(id: string): Promise<void> {
+    const written = this.#written.get(id);
+    this.#written.delete(id);
+    if (written !== undefined) await this.#redis.hset(this.#ledgerKey(), id, String(written));
   }
 
   async clearResult(id: string): Promise<void> {
-    await this.#redis.del(this.#resultKey(id));
+    this.#written.delete(id);
+    await this.#redis.multi().del(this.#resultKey(id)).hdel(this.#ledgerKey(), id).exec();
   }
 
-  async *readResult(id: string): AsyncIterable<Buffer> {
+  async *#segments(id: string): AsyncIterable<Buffer> {
     const key = this.#resultKey(id);
     const total = await this.#redis.llen(key);
     for (let i = 0; i < total; i++) {
@@ -141,6 +270,18 @@ export class RedisJobStore implements JobStore {
       if (segment === undefined) throw new Error(`job ${id}'s result expired while it was being read`);
       yield segment;
     }
+  }
+
+  readResult(id: string): AsyncIterable<Buffer> {
+    return gunzipSegments(this.#segments(id));
+  }
+
+  async headroom(): Promise<StoreHeadroom> {
+    const usedBytes = Number(
+      await this.#redis.eval(SUM_SCRIPT, 2, this.#indexKey(), this.#ledgerKey(), String(Date.now())),
+    );
+    const capacityBytes = Math.min(this.#maxBytes, usedBytes + (await this.#memoryFree()));
+    return { usedBytes, capacityBytes, freeBytes: Math.max(0, capacityBytes - usedBytes) };
   }
 
   async counts(): Promise<Record<JobStatus, number>> {

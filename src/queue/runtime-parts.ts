@@ -25,6 +25,7 @@ import type { Config } from '../config.ts';
 import { metrics, setGaugeSources } from '../metrics.ts';
 import { redactText, redactUrl, urlSecrets } from '../redact.ts';
 import { AsyncJobs } from './async-jobs.ts';
+import { jobsStoreReadiness } from '../jobs/store-readiness.ts';
 import { MemoryJobStore } from './job-store.ts';
 import type { JobStore } from './job-store.ts';
 import type { QueueRunner } from './queue-runner.ts';
@@ -120,11 +121,15 @@ export async function createQueueParts(
         return { ok: c.ok, detail: c.state };
       },
     });
-    store = new RedisJobStore(q.redis, config.BULLMQ_PREFIX, config.JOB_TTL_SECONDS);
+    store = new RedisJobStore(q.redis, config.BULLMQ_PREFIX, config.JOB_TTL_SECONDS, config.JOBS_MAX_REDIS_BYTES);
   } else {
-    store = new MemoryJobStore(config.JOB_TTL_SECONDS);
+    store = new MemoryJobStore(config.JOB_TTL_SECONDS, {
+      dir: config.JOBS_DIR,
+      maxBytes: config.JOBS_MAX_DISK_BYTES,
+    });
     logger.info(
-      'queue: REDIS_URL not set: bulk runs on the local pool; async jobs are kept in memory (lost on restart)',
+      'queue: REDIS_URL not set: bulk runs on the local pool; async jobs are kept in memory (lost on restart), ' +
+        'their results gzip on disk',
     );
   }
 
@@ -141,6 +146,8 @@ export async function createQueueParts(
     runnerFor: (jobId) => ({ small, large: large.forRequest?.(jobId) ?? large }),
     runBulk,
   });
+
+  readiness.push(jobsStoreReadiness(jobs));
 
   const dashboard =
     queue && config.ADMIN_TOKEN

@@ -203,7 +203,7 @@ describe.each(['memory', 'redis'] as const)('async jobs with the %s store', (sto
     }
   });
 
-  it('returns the existing job for a repeated Idempotency-Key, and refuses the key for a different file', async () => {
+  it('returns the existing job for a repeated Idempotency-Key and file; the same key with another file is another job', async () => {
     const h = await start(storeKind);
     try {
       const key = `key-${storeKind}-${Date.now()}`;
@@ -212,8 +212,17 @@ describe.each(['memory', 'redis'] as const)('async jobs with the %s store', (sto
       expect(again.status).toBe(202);
       expect(again.headers.get('idempotent-replayed')).toBe('true');
       expect(((await again.json()) as { id: string }).id).toBe(first.id);
+      // The key is scoped to the upload: a squatter's key with another file never blocks the real file.
       const other = await submit(h, makeCsv(5, 99), { 'Idempotency-Key': key });
-      expect(other.status).toBe(422);
+      expect(other.status).toBe(202);
+      expect(other.headers.get('idempotent-replayed')).toBeNull();
+      const otherId = ((await other.json()) as { id: string }).id;
+      expect(otherId).not.toBe(first.id);
+      const otherAgain = await submit(h, makeCsv(5, 99), { 'Idempotency-Key': key });
+      expect(((await otherAgain.json()) as { id: string }).id).toBe(otherId);
+      // Same file, other result format: another job too.
+      const ndjson = await submit(h, csv, { 'Idempotency-Key': key, Accept: 'application/x-ndjson' });
+      expect(((await ndjson.json()) as { id: string }).id).not.toBe(first.id);
       const fresh = (await (await submit(h, csv)).json()) as { id: string };
       expect(fresh.id).not.toBe(first.id);
       await waitDone(h, first.id);

@@ -1,0 +1,18 @@
+/**
+ * The /readyz check of the async job store: its headroom for results. Not ready when a job of even the
+ * smallest reservation could not be accepted (the store is full: new jobs get job_store_full until results
+ * expire).
+ */
+import type { ReadinessCheck } from '../api/context.ts';
+import type { StoreHeadroom } from './result-quota.ts';
+import { MIN_RESERVATION_BYTES, describeHeadroom } from './result-quota.ts';
+
+export function jobsStoreReadiness(source: { headroom(): Promise<StoreHeadroom> }): ReadinessCheck {
+  return {
+    name: 'jobs-store',
+    async check() {
+      const h = await source.headroom();
+      return { ok: h.freeBytes >= MIN_RESERVATION_BYTES, detail: describeHeadroom(h) };
+    },
+  };
+}
