@@ -12,6 +12,7 @@
  *
  * The job logic lives in src/queue/async-jobs.ts; this file only speaks HTTP.
  */
+import { JOB_ID_PATTERN } from '../jobs/job-id.ts';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,7 +98,7 @@ function storeUnavailable(err: unknown): unknown {
   });
 }
 
-const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const JOB_ID = new RegExp(JOB_ID_PATTERN);
 
 async function findJob(jobs: AsyncJobs, id: string | undefined): Promise<JobRecord> {
   const job = id && JOB_ID.test(id) ? await jobs.store.get(id) : undefined;
@@ -221,7 +222,7 @@ const JobErrorSchema = z
 
 export const JobSchema = z
   .object({
-    id: z.uuid(),
+    id: z.string().regex(new RegExp(JOB_ID_PATTERN)),
     status: JobStatusSchema,
     format: z
       .enum(['csv', 'ndjson'])
@@ -242,7 +243,12 @@ export const JobSchema = z
   .meta({ id: 'Job' });
 
 const JobAcceptedSchema = z
-  .object({ id: z.uuid(), status: JobStatusSchema, status_url: z.string(), result_url: z.string() })
+  .object({
+    id: z.string().regex(new RegExp(JOB_ID_PATTERN)),
+    status: JobStatusSchema,
+    status_url: z.string(),
+    result_url: z.string(),
+  })
   .meta({ id: 'JobAccepted' });
 
 const extendedError = (description: string) => ({
@@ -250,7 +256,9 @@ const extendedError = (description: string) => ({
   content: { 'application/json': { schema: ExtendedErrorSchema } },
 });
 
-const JobIdParam = z.object({ id: z.uuid().meta({ description: 'The job id returned by POST /v1/jobs.' }) });
+const JobIdParam = z.object({
+  id: z.string().regex(new RegExp(JOB_ID_PATTERN)).meta({ description: 'The job id returned by POST /v1/jobs.' }),
+});
 
 /** The /v1/jobs paths for the OpenAPI document (createApp's `openApiPaths`). */
 export function jobsOpenApiPaths(options: {
