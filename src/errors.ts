@@ -23,7 +23,7 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
  * the async job API). The interface's endpoints only ever answer with ERROR_CODES: 406 uses
  * `unsupported_media_type`, 413 uses `validation_error`.
  */
-export const EXTENDED_ERROR_CODES = ['not_found', 'method_not_allowed', 'job_not_ready'] as const;
+export const EXTENDED_ERROR_CODES = ['not_found', 'method_not_allowed', 'job_not_ready', 'service_busy'] as const;
 export type ExtendedErrorCode = (typeof EXTENDED_ERROR_CODES)[number];
 
 export interface FieldError {
