@@ -15,8 +15,9 @@ import type { Logger } from 'pino';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { ReadinessCheck } from '../api/context.ts';
 import { jobsOpenApiPaths, jobsRouter } from '../api/jobs-route.ts';
+import { uploadLimits } from '../api/bulk-route.ts';
 import { opsRouter } from '../api/ops-route.ts';
-import { runBulk } from '../bulk/pipeline.ts';
+import { runBulkPrescanned } from '../bulk/run-prescanned.ts';
 import type { ChunkOutput, ChunkRunner, ChunkTask } from '../bulk/runner.ts';
 import type { Config } from '../config.ts';
 import { metrics, setGaugeSources } from '../metrics.ts';
@@ -126,11 +127,11 @@ export async function createQueueParts(
     logger,
     store,
     runnerFor: (jobId) => ({ small, large: large.forRequest?.(jobId) ?? large }),
-    runBulk,
+    runBulk: runBulkPrescanned,
   });
 
   const routers = [
-    jobsRouter(jobs, { maxBytes: config.BULK_MAX_BYTES }),
+    jobsRouter(jobs, { maxBytes: config.BULK_MAX_BYTES, limits: uploadLimits(config) }),
     opsRouter({
       adminQueues: queue ? (await import('../api/admin-queues.ts')).adminQueuesHandler(queue.queue) : undefined,
       adminToken: config.ADMIN_TOKEN,
