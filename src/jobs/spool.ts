@@ -89,3 +89,21 @@ export function startSpoolSweeper(dir: string, everyMs: number, onError: (err: u
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }
+
+/** Removes this process's own spool files (at shutdown, after its requests were answered or cut). */
+export async function removeOwnSpoolFiles(dir: string): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const match = SPOOL_FILE.exec(name);
+    if (match === null || Number(match[1]) !== process.pid) continue;
+    await removeSpoolFile(join(dir, name));
+    removed++;
+  }
+  return removed;
+}
