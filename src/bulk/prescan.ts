@@ -38,6 +38,9 @@ export interface PrescanResult {
   nonContiguous: ReadonlyMap<string, number>;
 }
 
+/** Bytes kept of the current line's start: enough for its student_id. */
+const LINE_HEAD_BYTES = 4096;
+
 function shortId(id: string): string {
   return JSON.stringify(id.length > 60 ? `${id.slice(0, 60)}…` : id);
 }
@@ -95,6 +98,8 @@ export class Prescan {
   private lineFeeds = 0;
   /** Bytes of an incomplete UTF-8 sequence carried to the next chunk (for locating an encoding error). */
   private carry: Uint8Array = new Uint8Array(0);
+  /** The first bytes of the current physical line (to name the student of a line with an encoding error). */
+  private lineHead: Uint8Array = new Uint8Array(0);
   private lastId: string | undefined;
   private ended = false;
 
@@ -158,9 +163,19 @@ export class Prescan {
     };
   }
 
-  /** Counts the line feeds of a decoded chunk and keeps its unfinished UTF-8 tail for error location. */
+  /** Counts the line feeds of a decoded chunk; keeps the start of the current line and the unfinished UTF-8 tail. */
   private track(chunk: Uint8Array): void {
-    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) this.lineFeeds++;
+    let last = -1;
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) {
+      this.lineFeeds++;
+      last = i;
+    }
+    this.lineHead =
+      last >= 0
+        ? chunk.slice(last + 1, last + 1 + LINE_HEAD_BYTES)
+        : this.lineHead.length >= LINE_HEAD_BYTES
+          ? this.lineHead
+          : concat(this.lineHead, chunk.subarray(0, LINE_HEAD_BYTES - this.lineHead.length)).slice();
     const all = concat(this.carry, chunk);
     let start = all.length;
     for (let k = 1; k <= Math.min(3, all.length); k++) {
@@ -175,33 +190,47 @@ export class Prescan {
     this.carry = all.slice(start);
   }
 
+  /**
+   * The chunk holds a byte that is not UTF-8: reads the lines before it (so the header is known whatever the
+   * chunking), then records the problem with the line number and the line's student_id read as Latin-1.
+   */
   private encodingProblem(chunk: Uint8Array, final: boolean): void {
-    const bytes = concat(this.carry, chunk);
-    let at = firstInvalidUtf8(bytes, final);
-    if (at === -1) at = bytes.length; // the fatal decoder disagrees: blame the end of this chunk
-    let line = this.lineFeeds + 1;
-    for (let i = this.carry.length; i < at; i++) if (bytes[i] === 10) line++;
-    const before = this.bytes - chunk.length - this.carry.length; // bytes of the file before `bytes`
-    const student = this.studentOnLine(bytes, at, before > 0);
+    const head = this.lineHead;
+    const combined = concat(head, chunk);
+    let at = firstInvalidUtf8(combined, final);
+    if (at === -1) at = combined.length; // the fatal decoder disagrees: blame the end of this chunk
+    const atInChunk = at - head.length;
+    let lineBytes = combined.subarray(0, Math.max(at, 0));
+    let lineEnd: Uint8Array = combined.subarray(at);
+    if (atInChunk > 0) {
+      const lastLf = chunk.lastIndexOf(10, atInChunk - 1);
+      if (lastLf >= 0) {
+        const before = chunk.subarray(0, lastLf + 1);
+        this.read(new TextDecoder('utf-8').decode(concat(this.carry, before)), false);
+        for (let i = before.indexOf(10); i !== -1; i = before.indexOf(10, i + 1)) this.lineFeeds++;
+        lineBytes = chunk.subarray(lastLf + 1, atInChunk);
+      }
+      lineEnd = chunk.subarray(atInChunk);
+    }
+    if (this.problem !== undefined) return; // the lines before it had a problem of their own
+    const nl = lineEnd.indexOf(10);
+    const line = concat(lineBytes, nl === -1 ? lineEnd : lineEnd.subarray(0, nl));
+    const bad = combined[at];
     this.problem = new AppError(
       'validation_error',
       400,
-      `The CSV file is not valid UTF-8: line ${line}${student} has a byte (0x${bytes[at]?.toString(16).padStart(2, '0') ?? '??'}) ` +
+      `The CSV file is not valid UTF-8: line ${this.lineFeeds + 1}${this.studentOf(line)} has a byte ` +
+        `(${bad === undefined ? 'an unfinished character at the end' : `0x${bad.toString(16).padStart(2, '0')}`}) ` +
         'that is not UTF-8. Save or export the file as "CSV UTF-8" (for example from Excel: Save As, CSV UTF-8) ' +
         'and send it again.',
     );
   }
 
-  /** `, student_id "…"` for the line holding byte `at`, when the header is known and the line starts here. */
-  private studentOnLine(bytes: Uint8Array, at: number, earlier: boolean): string {
+  /** `, student_id "…"` of a data line read as Latin-1, when the header is known. */
+  private studentOf(line: Uint8Array): string {
     if (this.layout === undefined) return '';
-    let start = at;
-    while (start > 0 && bytes[start - 1] !== 10) start--;
-    if (start === 0 && earlier) return ''; // the line began in an earlier chunk
-    let end = bytes.indexOf(10, at);
-    if (end === -1) end = bytes.length;
-    const text = Buffer.from(bytes.subarray(start, end)).toString('latin1');
-    const id = recordCell({ line: 0, cells: [], raw: text.replace(/\r$/, '') }, this.layout.col.student_id);
+    const text = Buffer.from(line).toString('latin1').replace(/\r$/, '');
+    const id = recordCell({ line: 0, cells: [], raw: text }, this.layout.col.student_id);
     return id === '' ? '' : ` (student_id ${shortId(id)} when read as Latin-1)`;
   }
 
