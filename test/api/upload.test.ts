@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -309,6 +309,54 @@ describe('the spool', () => {
       await expect.poll(() => spoolFiles(), { timeout: 10_000 }).toEqual([]);
     }
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
+  });
+});
+
+/** Writes the whole request (head and body) before reading anything, then returns the status line. */
+async function halfDuplexStatus(port: string, head: string, body: Buffer): Promise<string> {
+  const socket = connect(Number(port), '127.0.0.1');
+  socket.pause();
+  await new Promise<void>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.write(head);
+    socket.write(body, (err) => (err ? reject(err) : resolve()));
+  });
+  const chunks: Buffer[] = [];
+  await new Promise<void>((resolve, reject) => {
+    socket.on('data', (d: Buffer) => chunks.push(d));
+    socket.on('end', () => resolve());
+    socket.on('error', reject);
+    socket.resume();
+  });
+  return Buffer.concat(chunks).toString('latin1').split('\r\n')[0]!;
+}
+
+describe('early answers are read by clients that send everything first (the body is drained)', () => {
+  const body = Buffer.alloc(6 * 1024 * 1024, 'a,b,c\n');
+
+  it('415 for a 6 MB body of the wrong type, 413 for a 6 MB body over the byte limit', async () => {
+    const url = new URL(base);
+    const head = (type: string) =>
+      `POST /v1/calculate/bulk HTTP/1.1\r\nHost: x\r\nContent-Type: ${type}\r\n` +
+      `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
+    expect(await halfDuplexStatus(url.port, head('text/plain'), body)).toBe('HTTP/1.1 415 Unsupported Media Type');
+    const small = await listenApp(bulkConfig({ BULK_MAX_BYTES: '1024', SPOOL_DIR: spoolDir }));
+    try {
+      const port = new URL(small.base).port;
+      expect(await halfDuplexStatus(port, head('text/csv'), body)).toBe('HTTP/1.1 413 Payload Too Large');
+      const chunkedHead =
+        'POST /v1/calculate/bulk HTTP/1.1\r\nHost: x\r\nContent-Type: text/csv\r\n' +
+        'Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n';
+      const chunked = Buffer.concat([
+        Buffer.from(`${body.length.toString(16)}\r\n`),
+        body,
+        Buffer.from('\r\n0\r\n\r\n'),
+      ]);
+      expect(await halfDuplexStatus(port, chunkedHead, chunked)).toBe('HTTP/1.1 413 Payload Too Large');
+    } finally {
+      await close(small.server);
+    }
+    expect(spoolFiles()).toEqual([]);
   });
 });
 
