@@ -300,9 +300,13 @@ export function jobsOpenApiPaths(options: {
             headers: z.object({ Location: z.string().meta({ description: 'The status URL of the job.' }) }),
             content: { 'application/json': { schema: JobAcceptedSchema } },
           },
-          '400': extendedError('Missing `file` field or a malformed Idempotency-Key.'),
+          '400': extendedError(
+            'The file cannot be used (checked before the answer, as for POST /v1/calculate/bulk): bytes that are ' +
+              'not UTF-8, an empty file, a bad header, malformed multipart, no or a second `file` part; or a ' +
+              'malformed Idempotency-Key.',
+          ),
           '406': extendedError('The Accept header allows neither text/csv nor application/x-ndjson.'),
-          '413': extendedError(`The file is larger than ${options.maxBytes} bytes.`),
+          '413': extendedError(`The file is larger than ${options.maxBytes} bytes or has more rows than the limit.`),
           '415': extendedError('The body is neither text/csv nor multipart/form-data.'),
           '422': {
             description: 'The Idempotency-Key was already used for a different file or format.',

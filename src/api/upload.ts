@@ -277,8 +277,12 @@ export async function rejectUpload(
   err: unknown,
   limits: Pick<UploadLimits, 'maxBytes' | 'drainMaxBytes'>,
 ): Promise<void> {
-  if (err instanceof UploadAbortedError || res.headersSent || res.destroyed) {
-    sendError(res, err); // destroys a started response; nothing reaches a client that is gone
+  if (err instanceof UploadAbortedError) {
+    res.destroy(); // the client is gone: nothing to answer
+    return;
+  }
+  if (res.headersSent || res.destroyed) {
+    sendError(res, err); // destroys a started response: the client sees an incomplete transfer
     return;
   }
   const bound = limits.maxBytes + MULTIPART_OVERHEAD_BYTES + limits.drainMaxBytes;
