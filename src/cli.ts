@@ -10,6 +10,10 @@
  * a live bar (rows, students/s, ETA) on a terminal, a plain line every few seconds otherwise. OUT is written to a
  * temporary file and renamed at the end, so a failed run never leaves a file that looks complete.
  *
+ * Before computing, the file is checked in one pass (src/bulk/prescan.ts, as the HTTP doors do): bytes that are not
+ * UTF-8 or a bad header stop the run (exit 1, the line named), and a student whose rows are not contiguous is an
+ * error on every row. A file is read twice; stdin is first spooled to SPOOL_DIR (removed at the end).
+ *
  * Exit status: 0 every row ok; 2 some rows are error rows (bulk) or the request is invalid (calculate), with a
  * summary line; 1 the run failed (unreadable input, bad header, bad arguments).
  * Environment: the service's BULK_* variables (src/config.ts) apply; --threads overrides BULK_THREADS.
@@ -35,6 +39,8 @@ import { createInlineRunner } from './bulk/runners/inline.ts';
 import { createPoolRunner, type PoolRunner } from './bulk/runners/pool.ts';
 import type { ChunkRunner } from './bulk/runner.ts';
 import { remoteBulkCommand } from './queue/remote-client.ts';
+import { Prescan, prescanStream, type PrescanResult } from './bulk/prescan.ts';
+import { createSpoolFile, ensureSpoolDir, removeSpoolFile } from './jobs/spool.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
@@ -141,11 +147,60 @@ export class ProgressReporter {
   }
 }
 
-function openInput(path: string, io: CliIo): { input: Readable; size: number | undefined } {
-  if (path === '-') return { input: io.stdin, size: undefined };
-  const stat = statSync(path); // throws ENOENT with the path in the message
-  if (!stat.isFile()) throw new UsageError(`${path} is not a file`);
-  return { input: createReadStream(path, { highWaterMark: 256 * 1024 }), size: stat.size };
+interface CheckedInput {
+  input: Readable;
+  size: number;
+  scan: PrescanResult;
+  /** Removes the spooled copy of stdin, if any. */
+  cleanup(): Promise<void>;
+}
+
+/** Spools stdin to a private file while prescanning it. */
+async function spoolStdin(stdin: Readable, config: Config): Promise<{ path: string; scan: PrescanResult }> {
+  await ensureSpoolDir(config.SPOOL_DIR);
+  const file = await createSpoolFile(config.SPOOL_DIR);
+  const scan = new Prescan();
+  try {
+    for await (const chunk of stdin) {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+      scan.push(buf);
+      if (scan.failed !== undefined) break;
+      await file.handle.write(buf);
+    }
+  } catch (err) {
+    await file.handle.close().catch(() => undefined);
+    await removeSpoolFile(file.path);
+    throw err;
+  }
+  await file.handle.close();
+  return { path: file.path, scan: scan.end() };
+}
+
+/** Opens the input after checking it (a file is read twice; stdin is spooled first). */
+async function openInput(path: string, io: CliIo, config: Config): Promise<CheckedInput> {
+  let source = path;
+  let scan: PrescanResult;
+  let cleanup = async () => {};
+  if (path === '-') {
+    const spooled = await spoolStdin(io.stdin, config);
+    source = spooled.path;
+    scan = spooled.scan;
+    cleanup = () => removeSpoolFile(spooled.path);
+  } else {
+    const stat = statSync(path); // throws ENOENT with the path in the message
+    if (!stat.isFile()) throw new UsageError(`${path} is not a file`);
+    scan = await prescanStream(createReadStream(path, { highWaterMark: 256 * 1024 }));
+  }
+  if (scan.problem !== undefined) {
+    await cleanup();
+    throw scan.problem;
+  }
+  return {
+    input: createReadStream(source, { highWaterMark: 256 * 1024 }),
+    size: scan.bytes,
+    scan,
+    cleanup,
+  };
 }
 
 /** The large runner, created only when a file is large enough to need it. */
@@ -204,7 +259,7 @@ async function bulkCommand(args: string[], io: CliIo): Promise<number> {
   }
   const config = loadConfig(io.env);
   const threads = parseThreads(values.threads, config);
-  const { input, size } = openInput(positionals[0]!, io);
+  const { input, size, scan, cleanup } = await openInput(positionals[0]!, io, config);
 
   const outPath = values.output ?? '-';
   const tmpPath = outPath === '-' ? undefined : `${outPath}.partial-${process.pid}`;
@@ -227,6 +282,7 @@ async function bulkCommand(args: string[], io: CliIo): Promise<number> {
       format: format as BulkFormat,
       runner: { small, large },
       config,
+      nonContiguous: scan.nonContiguous,
       signal: abort.signal,
       endOutput: tmpPath !== undefined,
       recycleOutput: true, // a file or stdout is done with a chunk once its write callback fires
@@ -262,7 +318,8 @@ async function bulkCommand(args: string[], io: CliIo): Promise<number> {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     output.off('error', onOutputError);
-    if (input !== io.stdin) input.destroy();
+    input.destroy();
+    await cleanup();
     await large.close();
     await small.close();
   }

@@ -3,7 +3,8 @@
  * one-line message naming the variable (ConfigError). Tests build configs with `loadConfig({...})` instead of
  * touching process.env.
  */
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { redactUrl } from './redact.ts';
 
@@ -96,6 +97,14 @@ const EnvSchema = z.object({
   QUEUE_WORKER_PREFETCH: int(0, 64).default(0),
   /** When set, the worker writes a timestamp there every 10 s (liveness probe for a process without HTTP). */
   QUEUE_WORKER_HEARTBEAT_FILE: z.string().trim().min(1).optional(),
+  /** Private folder (created 0700) where bulk and job uploads are spooled (files 0600) before they are answered. */
+  SPOOL_DIR: z.string().trim().min(1).default(join(tmpdir(), 'sor-spool')),
+  /** Bulk requests computing at once per process; beyond it 503 service_busy with Retry-After (README, Uploads). */
+  BULK_MAX_CONCURRENT: int(1, 256).default(4),
+  /** After an early 400/413/415, at most this many more body bytes are read (so the client reads the answer). */
+  BULK_DRAIN_MAX_BYTES: int(0, 64 * 1024 * MiB).default(64 * MiB),
+  /** A connection with no bytes moving either way for this long is closed (replaces a fixed request timeout). */
+  HTTP_IDLE_TIMEOUT_MS: int(1000, 3_600_000).default(120_000),
 });
 
 /**

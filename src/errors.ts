@@ -31,6 +31,8 @@ export const EXTENDED_ERROR_CODES = [
   'job_lost',
   /** 503: the job store has no room for this job's result (quota or Redis memory); try later. */
   'job_store_full',
+  /** 503: every bulk slot of this process is busy (BULK_MAX_CONCURRENT); retry after Retry-After seconds. */
+  'service_busy',
 ] as const;
 export type ExtendedErrorCode = (typeof EXTENDED_ERROR_CODES)[number];
 

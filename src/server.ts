@@ -11,9 +11,23 @@ import { createApp } from './api/app.ts';
 import type { ReadinessCheck } from './api/context.ts';
 import { redactText, serializeError } from './redact.ts';
 import { createRuntime } from './runtime.ts';
+import { ensureSpoolDir, removeOwnSpoolFiles, startSpoolSweeper, sweepSpool } from './jobs/spool.ts';
 
 /** In-flight requests get this long after SIGTERM (Kubernetes' default grace period is 30 s). */
 export const SHUTDOWN_GRACE_MS = 25_000;
+
+/** How often orphaned upload spool files (of processes that are gone) are swept. */
+export const SPOOL_SWEEP_EVERY_MS = 10 * 60_000;
+
+/**
+ * Timeouts that fit the work: no fixed cut for a whole request (a bulk response still making progress may take
+ * as long as it needs), but a connection with no bytes moving for HTTP_IDLE_TIMEOUT_MS is closed; request headers
+ * must arrive within Node's default 60 s.
+ */
+export function applyTimeouts(server: Server, config: Config): void {
+  server.requestTimeout = 0;
+  server.timeout = config.HTTP_IDLE_TIMEOUT_MS;
+}
 
 function readConfig(): Config {
   try {
@@ -53,6 +67,12 @@ async function main(): Promise<void> {
   const logger: Logger = pino({ level: config.LOG_LEVEL, serializers: { err: serializeError } });
 
   let shuttingDown = false;
+  await ensureSpoolDir(config.SPOOL_DIR);
+  const swept = await sweepSpool(config.SPOOL_DIR, { startup: true });
+  if (swept > 0) logger.info({ spoolDir: config.SPOOL_DIR, removed: swept }, 'removed orphaned upload spool files');
+  const sweeper = startSpoolSweeper(config.SPOOL_DIR, SPOOL_SWEEP_EVERY_MS, (err) =>
+    logger.warn({ err }, 'could not sweep the upload spool'),
+  );
   const runtime = await createRuntime(config, logger);
   const accepting: ReadinessCheck = {
     name: 'accepting_requests',
@@ -63,6 +83,7 @@ async function main(): Promise<void> {
     { routers: runtime.routers, openApiPaths: runtime.openApiPaths },
   );
   const server = createServer(app);
+  applyTimeouts(server, config);
   await listen(server, config.PORT, config.HOST);
   const port = boundPort(server);
   logger.info({ url: urlOf(config.HOST, port), host: config.HOST, port }, 'listening');
@@ -81,12 +102,14 @@ async function main(): Promise<void> {
     deadline.unref();
     server.close(() => {
       clearTimeout(deadline);
+      sweeper.stop();
       runtime
         .close()
         .then(
           () => logger.info('stopped'),
           (err: unknown) => logger.error({ err }, 'error while closing the runtime'),
         )
+        .then(() => removeOwnSpoolFiles(config.SPOOL_DIR).catch(() => 0))
         .finally(() => process.exit(0));
     });
     // Keep-alive connections with no request in flight would otherwise hold the server open.

@@ -13,19 +13,27 @@
  * The job logic lives in src/queue/async-jobs.ts; this file only speaks HTTP.
  */
 import { JOB_ID_PATTERN } from '../jobs/job-id.ts';
-import { mkdirSync } from 'node:fs';
+import { rename } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Router } from 'express';
 import type { Request, Response } from 'express';
-import multer from 'multer';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { AppError } from '../errors.ts';
 import type { AsyncJobs } from '../queue/async-jobs.ts';
 import type { JobRecord, ResultFormat } from '../queue/job-store.ts';
 import { ExtendedErrorSchema, FieldValidationErrorBodySchema } from '../schema/response.ts';
-import { bodyKind, negotiateFormat } from './bulk-route.ts';
+import { removeSpoolFile } from '../jobs/spool.ts';
+import {
+  negotiateUpload,
+  receiveUpload,
+  rejectUpload,
+  UploadAbortedError,
+  type Upload,
+  type UploadLimits,
+} from './upload.ts';
 import { sendError } from './error-envelope.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 
@@ -56,15 +64,6 @@ export function jobView(job: JobRecord) {
     status_url: `${JOBS_PATH}/${job.id}`,
     result_url: `${JOBS_PATH}/${job.id}/result`,
   };
-}
-
-/** Same negotiation as the bulk endpoint: text/csv by default, application/x-ndjson on request, else 406. */
-function resultFormat(req: Request): ResultFormat {
-  const format = negotiateFormat(req);
-  if (format === null) {
-    throw new AppError('unsupported_media_type', 406, 'Accept must allow text/csv or application/x-ndjson.');
-  }
-  return format;
 }
 
 function idempotencyKey(req: Request): string | undefined {
@@ -107,38 +106,37 @@ async function findJob(jobs: AsyncJobs, id: string | undefined): Promise<JobReco
   return job;
 }
 
-export function jobsRouter(jobs: AsyncJobs, options: { maxBytes: number; spoolDir?: string }): Router {
+/**
+ * `limits` (the bulk endpoint's, src/api/bulk-route.ts uploadLimits) makes the upload the same as the bulk
+ * endpoint's: spooled and checked before the answer, same 400/406/413/415. Without it (older callers) the
+ * defaults of the configuration apply with `maxBytes`.
+ */
+export function jobsRouter(
+  jobs: AsyncJobs,
+  options: { maxBytes: number; spoolDir?: string; limits?: UploadLimits },
+): Router {
   const router = Router();
-  const spoolDir = options.spoolDir ?? join(tmpdir(), 'sor-jobs');
-  mkdirSync(spoolDir, { recursive: true });
-  const upload = multer({
-    storage: multer.diskStorage({ destination: spoolDir }),
-    limits: { fileSize: options.maxBytes, files: 1, fields: 10 },
-  }).single('file');
+  const limits: UploadLimits = options.limits ?? {
+    spoolDir: options.spoolDir ?? join(tmpdir(), 'sor-spool'),
+    maxBytes: options.maxBytes,
+    maxRows: 2_000_000,
+    drainMaxBytes: 64 * 1024 * 1024,
+  };
 
   router.post(JOBS_PATH, async (req: Request, res: Response) => {
+    let upload: Upload | undefined;
     try {
-      const format = resultFormat(req);
+      const { kind, format } = negotiateUpload(req, limits);
       const key = idempotencyKey(req);
-      let spooled;
-      const kind = bodyKind(req.headers['content-type']);
-      const encoding = req.headers['content-encoding'];
-      if (kind === null || (encoding !== undefined && encoding.toLowerCase() !== 'identity')) {
-        throw new AppError(
-          'unsupported_media_type',
-          415,
-          'Send the CSV file as text/csv (UTF-8), or as the `file` field of multipart/form-data.',
-        );
-      }
-      if (kind === 'multipart') {
-        await new Promise<void>((resolve, reject) =>
-          upload(req, res, (err: unknown) => (err ? reject(err) : resolve())),
-        );
-        if (!req.file) throw new AppError('validation_error', 400, 'The multipart body has no `file` field.');
-        spooled = await jobs.adopt(req.file.path, format);
-      } else {
-        spooled = await jobs.spool(req, format);
-      }
+      upload = await receiveUpload(req, kind, limits);
+      // The job owns its file from here on: move it out of the upload names the spool sweep removes.
+      const jobPath = join(limits.spoolDir, `job-${randomUUID()}.csv`);
+      await rename(upload.path, jobPath);
+      upload = undefined;
+      const spooled = await jobs.adopt(jobPath, format).catch(async (err: unknown) => {
+        await removeSpoolFile(jobPath);
+        throw err;
+      });
       const { record, created } = await jobs.submit(spooled, format, key);
       res.status(202);
       res.setHeader('Location', `${JOBS_PATH}/${record.id}`);
@@ -147,9 +145,8 @@ export function jobsRouter(jobs: AsyncJobs, options: { maxBytes: number; spoolDi
       const view = jobView(record);
       res.json({ id: view.id, status: view.status, status_url: view.status_url, result_url: view.result_url });
     } catch (err) {
-      // An unread body would otherwise keep the connection busy: drain what is left, then answer.
-      req.resume();
-      sendError(res, storeUnavailable(err));
+      await upload?.remove();
+      await rejectUpload(req, res, err instanceof UploadAbortedError ? err : storeUnavailable(err), limits);
     }
   });
   router.all(JOBS_PATH, methodNotAllowed('POST'));
@@ -311,9 +308,13 @@ export function jobsOpenApiPaths(options: {
             headers: z.object({ Location: z.string().meta({ description: 'The status URL of the job.' }) }),
             content: { 'application/json': { schema: JobAcceptedSchema } },
           },
-          '400': extendedError('Missing `file` field or a malformed Idempotency-Key.'),
+          '400': extendedError(
+            'The file cannot be used (checked before the answer, as for POST /v1/calculate/bulk): bytes that are ' +
+              'not UTF-8, an empty file, a bad header, malformed multipart, no or a second `file` part; or a ' +
+              'malformed Idempotency-Key.',
+          ),
           '406': extendedError('The Accept header allows neither text/csv nor application/x-ndjson.'),
-          '413': extendedError(`The file is larger than ${options.maxBytes} bytes.`),
+          '413': extendedError(`The file is larger than ${options.maxBytes} bytes or has more rows than the limit.`),
           '415': extendedError('The body is neither text/csv nor multipart/form-data.'),
           '422': {
             description: 'The Idempotency-Key was already used for a different file or format.',

@@ -194,6 +194,8 @@ export class StudentGrouper {
   private readonly idIndex: number;
   private readonly emit: (student: EncodedStudent, chars: number) => void;
   private readonly seen = new StudentIdSet();
+  /** Students known (from a prescan) to have non-contiguous rows → the line where each first appeared. */
+  nonContiguous: ReadonlyMap<string, number> | undefined;
   private current: EncodedStudent | undefined;
   private currentId = '';
   private currentChars = 0;
@@ -234,7 +236,16 @@ export class StudentGrouper {
     } else {
       this.flush();
       student = { l: [], c: [] };
-      if (id !== '') {
+      const split = id === '' ? undefined : this.nonContiguous?.get(id);
+      if (split !== undefined) {
+        // Every group of rows of such a student is an error, the first one included: never a partial loan period.
+        student.x = {
+          f: 'student_id',
+          m:
+            `rows are not contiguous: student_id ${shortId(id)} appears in separate groups of rows (first on line ` +
+            `${split}); all rows of a student must be adjacent, so none of its rows was calculated`,
+        };
+      } else if (id !== '') {
         const firstLine = this.seen.addOrGet(id, record.line);
         if (firstLine !== 0) {
           student.x = {

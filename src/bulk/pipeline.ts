@@ -81,6 +81,11 @@ export interface RunBulkOptions {
   onProgress?: (progress: BulkProgress) => void;
   /** Called when a chunk could not be run (its rows became internal_error rows). */
   onChunkError?: (error: unknown, index: number) => void;
+  /**
+   * Students a prescan (src/bulk/prescan.ts) found with non-contiguous rows, with the line where each first
+   * appeared: every row of each becomes an error row, its first group included.
+   */
+  nonContiguous?: ReadonlyMap<string, number>;
   /** Aborts reading and writing (client gone, Ctrl-C); runBulk then rejects with the signal's reason. */
   signal?: AbortSignal;
   /** End `output` when done (default true; false for process.stdout). */
@@ -350,6 +355,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
       },
       config.BULK_MAX_STUDENT_CHARS ?? DEFAULT_BULK_TEXT_LIMITS.BULK_MAX_STUDENT_CHARS,
     );
+    grouper.nonContiguous = options.nonContiguous;
     scheduler = new ChunkScheduler(
       {
         runner: chosen,

@@ -18,8 +18,9 @@ import type { ReadinessCheck } from '../api/context.ts';
 import { jobsOpenApiPaths, jobsRouter } from '../api/jobs-route.ts';
 import { startAdminListener } from '../api/admin-listener.ts';
 import type { AdminListener } from '../api/admin-listener.ts';
+import { uploadLimits } from '../api/bulk-route.ts';
 import { adminRouter, opsRouter } from '../api/ops-route.ts';
-import { runBulk } from '../bulk/pipeline.ts';
+import { runBulkPrescanned } from '../bulk/run-prescanned.ts';
 import type { ChunkOutput, ChunkRunner, ChunkTask } from '../bulk/runner.ts';
 import type { Config } from '../config.ts';
 import { metrics, setGaugeSources } from '../metrics.ts';
@@ -144,7 +145,7 @@ export async function createQueueParts(
     logger,
     store,
     runnerFor: (jobId) => ({ small, large: large.forRequest?.(jobId) ?? large }),
-    runBulk,
+    runBulk: runBulkPrescanned,
   });
 
   readiness.push(jobsStoreReadiness(jobs));
@@ -154,7 +155,7 @@ export async function createQueueParts(
       ? (await import('../api/admin-queues.ts')).adminQueuesHandler(queue.queue, { readOnly: config.ADMIN_READ_ONLY })
       : undefined;
   const routers = [
-    jobsRouter(jobs, { maxBytes: config.BULK_MAX_BYTES }),
+    jobsRouter(jobs, { maxBytes: config.BULK_MAX_BYTES, limits: uploadLimits(config) }),
     opsRouter({
       // On the API's port unless ADMIN_PORT gives the dashboard a listener of its own (below).
       adminQueues: config.ADMIN_PORT === undefined ? dashboard : undefined,

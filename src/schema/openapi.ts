@@ -769,6 +769,15 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
           '500': errorResponse('Unexpected failure before the response started (code internal_error).', {
             internal: errorExample('internal_error', 'An internal error occurred.'),
           }),
+          '503': {
+            description:
+              'BULK_MAX_CONCURRENT files are being computed already (code service_busy, an extension of the ' +
+              'interface): send the file again after Retry-After seconds, or submit it to POST /v1/jobs.',
+            headers: responseHeaders.extend({
+              'Retry-After': z.string().meta({ description: 'Seconds to wait before sending the file again.' }),
+            }),
+            content: { 'application/json': { schema: ExtendedErrorSchema } },
+          },
         },
       },
     },

@@ -187,17 +187,14 @@ describe.each(['memory', 'redis'] as const)('async jobs with the %s store', (sto
     }
   });
 
-  it('reports a file the pipeline rejects as a failed job with the error envelope; its result is 409', async () => {
+  it('refuses a file with an invalid header at submission (400 naming the column), as the bulk endpoint does', async () => {
     const h = await start(storeKind);
     try {
-      const bad = 'student_id,term_label\nS1,Fall\n';
-      const { id } = (await (await submit(h, bad)).json()) as { id: string };
-      const job = await waitDone(h, id);
-      expect(job.status).toBe('failed');
-      expect((job.error as { code: string }).code).toBe('validation_error');
-      const res = await fetch(`${h.base}/v1/jobs/${id}/result`);
-      expect(res.status).toBe(409);
-      expect(((await res.json()) as { message: string }).message).toMatch(/failed/);
+      const res = await submit(h, 'student_id,term_label\nS1,Fall\n');
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { code: string; message: string };
+      expect(body.code).toBe('validation_error');
+      expect(body.message).toMatch(/full_time_credits/);
     } finally {
       await h.close();
     }

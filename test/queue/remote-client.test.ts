@@ -55,13 +55,13 @@ describe('sor bulk --server', () => {
     expect(remote.stderr()).toMatch(/1,500 students in .* error rows/);
   });
 
-  it('exits 1 with the job error when the service rejects the file, leaving no output file', async () => {
+  it('exits 1 with the error when the service refuses the file (a bad header: 400 at submission), leaving no output file', async () => {
     const bad = join(dir, 'bad.csv');
     writeFileSync(bad, 'student_id,term_label\nS1,Fall\n');
     const out = join(dir, 'bad-out.csv');
     const r = io();
     expect(await main(['bulk', bad, '-o', out, '--server', base], r.io)).toBe(1);
-    expect(r.stderr()).toMatch(/the job failed: validation_error/);
+    expect(r.stderr()).toMatch(/the server refused the file: 400 validation_error: The CSV header is invalid/);
     expect(existsSync(out)).toBe(false);
   });
 

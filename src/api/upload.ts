@@ -1,0 +1,334 @@
+/**
+ * The upload door shared by POST /v1/calculate/bulk and POST /v1/jobs, so both give the same 400/406/413/415:
+ *
+ *   negotiateUpload   Content-Type (text/csv UTF-8, or multipart/form-data), Content-Encoding (identity only),
+ *                     Accept (text/csv or application/x-ndjson), a declared Content-Length over the limit.
+ *   receiveUpload     streams the body (raw, or the one `file` part of a multipart body) into a private spool file
+ *                     (src/jobs/spool.ts) while a Prescan (src/bulk/prescan.ts) checks it in the same pass; it
+ *                     resolves only once the whole body is in, so the status is decided after the upload.
+ *   rejectUpload      answers an error so the client can read it: the rest of the body is read and dropped (up to
+ *                     BULK_DRAIN_MAX_BYTES beyond the limit), the envelope is sent, and the connection is closed
+ *                     when the body could not be read to its end. A client that went away gets nothing.
+ *
+ * Multipart: exactly one file part, in the field `file` (a second file part, or a file under another name, is a
+ * 400); small text fields are ignored. A body that is not valid multipart (no or bad boundary, truncated, bad part
+ * headers, no file part) is a 400, never a 5xx.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
+import busboy, { type Busboy } from 'busboy';
+import type { Request, Response } from 'express';
+import { AppError } from '../errors.ts';
+import type { BulkFormat } from '../bulk/chunk-payload.ts';
+import { Prescan, type PrescanResult } from '../bulk/prescan.ts';
+import { createSpoolFile, ensureSpoolDir, removeSpoolFile, type SpoolFile } from '../jobs/spool.ts';
+import { sendError } from './error-envelope.ts';
+
+/** Allowance for multipart framing (boundaries, part headers, small fields) over BULK_MAX_BYTES. */
+export const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
+
+const UTF8_CHARSET = /^"?(utf-?8|us-ascii)"?$/i;
+
+export type BodyKind = 'csv' | 'multipart';
+
+/** text/csv (charset, when given, UTF-8 or US-ASCII) or multipart/form-data; null for anything else. */
+export function bodyKind(header: string | undefined): BodyKind | null {
+  if (header === undefined) return null;
+  const parts = header.split(';');
+  const type = (parts[0] ?? '').trim().toLowerCase();
+  if (type === 'multipart/form-data') return 'multipart';
+  if (type !== 'text/csv') return null;
+  for (let i = 1; i < parts.length; i++) {
+    const param = (parts[i] ?? '').trim();
+    const eq = param.indexOf('=');
+    if (eq === -1) continue;
+    if (param.slice(0, eq).trim().toLowerCase() === 'charset' && !UTF8_CHARSET.test(param.slice(eq + 1).trim())) {
+      return null;
+    }
+  }
+  return 'csv';
+}
+
+/** The output format the Accept header allows (CSV preferred on a tie); null → 406. */
+export function negotiateFormat(req: Request): BulkFormat | null {
+  const type = req.accepts(['text/csv', 'application/x-ndjson']);
+  if (type === 'text/csv') return 'csv';
+  if (type === 'application/x-ndjson') return 'ndjson';
+  return null;
+}
+
+export interface UploadLimits {
+  /** SPOOL_DIR. */
+  spoolDir: string;
+  /** BULK_MAX_BYTES: the most file bytes (413 beyond). */
+  maxBytes: number;
+  /** BULK_MAX_ROWS: the most data rows (413 beyond). */
+  maxRows: number;
+  /** BULK_DRAIN_MAX_BYTES: body bytes read and dropped beyond the limit so an early answer can be read. */
+  drainMaxBytes: number;
+}
+
+export interface UploadRequest {
+  kind: BodyKind;
+  format: BulkFormat;
+}
+
+function tooLarge(limit: number): AppError {
+  return new AppError(
+    'validation_error',
+    413,
+    `The CSV file is larger than ${limit} bytes, the most one request accepts.`,
+  );
+}
+
+/** Checks the request's headers; throws the AppError (415, 406, 413) to pass to rejectUpload. */
+export function negotiateUpload(req: Request, limits: Pick<UploadLimits, 'maxBytes'>): UploadRequest {
+  const kind = bodyKind(req.headers['content-type']);
+  const encoding = req.headers['content-encoding'];
+  if (kind === null || (encoding !== undefined && encoding.toLowerCase() !== 'identity')) {
+    throw new AppError(
+      'unsupported_media_type',
+      415,
+      'Send the file as text/csv (UTF-8) or as multipart/form-data with the file in the field "file".',
+    );
+  }
+  const format = negotiateFormat(req);
+  if (format === null) {
+    throw new AppError('unsupported_media_type', 406, 'Accept must allow text/csv or application/x-ndjson.');
+  }
+  const declared = Number(req.headers['content-length'] ?? '0');
+  if (declared > limits.maxBytes + (kind === 'multipart' ? MULTIPART_OVERHEAD_BYTES : 0)) {
+    throw tooLarge(limits.maxBytes);
+  }
+  return { kind, format };
+}
+
+/** The client went away during the upload: nothing can be answered. */
+export class UploadAbortedError extends Error {
+  constructor(cause?: unknown) {
+    super('the client closed the connection during the upload', { cause });
+    this.name = 'UploadAbortedError';
+  }
+}
+
+/** A received, checked upload in the spool. The caller must call `remove()` on every path. */
+export interface Upload {
+  path: string;
+  scan: PrescanResult;
+  remove(): Promise<void>;
+}
+
+/** Body bytes read from each request so far (the drain bound counts from them). */
+const received = new WeakMap<IncomingMessage, number>();
+
+function count(req: IncomingMessage, bytes: number): void {
+  received.set(req, (received.get(req) ?? 0) + bytes);
+}
+
+function malformed(detail: string): AppError {
+  return new AppError('validation_error', 400, `The multipart body is malformed (${detail}).`);
+}
+
+const ONE_FILE = 'The multipart body must contain exactly one file, in the field "file".';
+
+/** Writes checked bytes to the spool; once the prescan has a problem, nothing more is written. */
+class SpoolSink {
+  readonly scan: Prescan;
+  private readonly file: SpoolFile;
+
+  constructor(file: SpoolFile, scan: Prescan) {
+    this.file = file;
+    this.scan = scan;
+  }
+
+  async write(chunk: Buffer): Promise<void> {
+    this.scan.push(chunk);
+    if (this.scan.failed === undefined) await this.file.handle.write(chunk);
+  }
+}
+
+async function receiveRaw(req: IncomingMessage, sink: SpoolSink): Promise<void> {
+  for await (const chunk of req.iterator({ destroyOnReturn: false })) {
+    const buf = chunk as Buffer;
+    count(req, buf.length);
+    await sink.write(buf);
+    if (sink.scan.failed !== undefined) return; // rejectUpload reads (and drops) the rest
+  }
+}
+
+async function receiveMultipart(req: IncomingMessage, sink: SpoolSink, limits: UploadLimits): Promise<void> {
+  let bb: Busboy;
+  try {
+    bb = busboy({
+      headers: req.headers,
+      limits: { files: 4, fields: 16, fieldSize: 64 * 1024, parts: 24, headerPairs: 64 },
+    });
+  } catch (err) {
+    throw malformed(err instanceof Error ? err.message : 'unreadable Content-Type'); // no or bad boundary
+  }
+  let problem: AppError | undefined;
+  const fail = (err: AppError) => {
+    problem ??= err;
+  };
+  let files = 0;
+  let fileDone: Promise<void> = Promise.resolve();
+  bb.on('file', (name, stream: Readable) => {
+    files++;
+    if (name !== 'file' || files > 1 || problem !== undefined) {
+      fail(new AppError('validation_error', 400, ONE_FILE));
+      stream.resume();
+      return;
+    }
+    fileDone = (async () => {
+      try {
+        for await (const chunk of stream) {
+          if (problem !== undefined || sink.scan.failed !== undefined) continue; // let busboy finish the part
+          await sink.write(chunk as Buffer);
+        }
+      } catch (err) {
+        // A part cut short; when the prescan already failed, the part was cut on purpose (bb.destroy below).
+        if (sink.scan.failed === undefined) {
+          fail(malformed(err instanceof Error ? err.message : 'the file part is incomplete'));
+        }
+      }
+    })();
+  });
+  bb.on('filesLimit', () => fail(new AppError('validation_error', 400, ONE_FILE)));
+  bb.on('partsLimit', () => fail(malformed('too many parts')));
+  bb.on('fieldsLimit', () => fail(malformed('too many fields')));
+  const finished = new Promise<void>((resolve) => {
+    bb.on('error', (err) => {
+      fail(malformed(err.message));
+      resolve();
+    });
+    bb.on('close', () => resolve());
+  });
+  const max = limits.maxBytes + MULTIPART_OVERHEAD_BYTES;
+  let total = 0;
+  for await (const chunk of req.iterator({ destroyOnReturn: false })) {
+    const buf = chunk as Buffer;
+    count(req, buf.length);
+    total += buf.length;
+    if (total > max) fail(tooLarge(limits.maxBytes));
+    if (problem !== undefined || sink.scan.failed !== undefined) break;
+    if (!bb.write(buf)) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          bb.off('drain', done);
+          bb.off('close', done);
+          resolve();
+        };
+        bb.on('drain', done);
+        bb.on('close', done);
+      });
+    }
+  }
+  if (problem === undefined && sink.scan.failed === undefined) {
+    bb.end();
+    await finished;
+  } else {
+    bb.destroy();
+  }
+  await fileDone;
+  if (problem !== undefined) throw problem;
+  if (files === 0 && sink.scan.failed === undefined) {
+    throw new AppError('validation_error', 400, 'The multipart body must contain the CSV file in the field "file".');
+  }
+}
+
+/**
+ * Receives the body into a new spool file, checking it on the way. Resolves once the whole body is in with the
+ * upload and its prescan (whose `problem` the caller answers); rejects with an AppError (malformed multipart,
+ * size) or UploadAbortedError, the spool file already removed. On rejection, pass the error to rejectUpload.
+ */
+export async function receiveUpload(req: IncomingMessage, kind: BodyKind, limits: UploadLimits): Promise<Upload> {
+  await ensureSpoolDir(limits.spoolDir);
+  const file = await createSpoolFile(limits.spoolDir);
+  const remove = () => removeSpoolFile(file.path);
+  const scan = new Prescan({ maxBytes: limits.maxBytes, maxRows: limits.maxRows });
+  const sink = new SpoolSink(file, scan);
+  try {
+    if (kind === 'csv') await receiveRaw(req, sink);
+    else await receiveMultipart(req, sink, limits);
+    await file.handle.close();
+  } catch (err) {
+    await file.handle.close().catch(() => undefined);
+    await remove();
+    if (err instanceof AppError) throw err;
+    if (req.destroyed || (err as { code?: unknown }).code === 'ECONNRESET') throw new UploadAbortedError(err);
+    throw err;
+  }
+  const result = scan.end();
+  if (result.problem !== undefined) {
+    await remove();
+    throw result.problem;
+  }
+  return { path: file.path, scan: result, remove };
+}
+
+/**
+ * Answers `err` (any thrown value) for an upload request so the client can read it: reads and drops what is left
+ * of the body, up to `drainMaxBytes` beyond the limit, then sends the envelope; when the body could not be read
+ * to its end the connection is closed after the answer. For UploadAbortedError it only cleans up.
+ */
+export async function rejectUpload(
+  req: IncomingMessage,
+  res: Response,
+  err: unknown,
+  limits: Pick<UploadLimits, 'maxBytes' | 'drainMaxBytes'>,
+): Promise<void> {
+  if (err instanceof UploadAbortedError) {
+    res.destroy(); // the client is gone: nothing to answer
+    return;
+  }
+  if (res.headersSent || res.destroyed) {
+    sendError(res, err); // destroys a started response: the client sees an incomplete transfer
+    return;
+  }
+  const bound = limits.maxBytes + MULTIPART_OVERHEAD_BYTES + limits.drainMaxBytes;
+  const complete = req.readableEnded || (await drain(req, bound));
+  if (req.destroyed && !req.readableEnded) {
+    res.destroy();
+    return;
+  }
+  if (!complete) {
+    res.setHeader('Connection', 'close');
+    res.once('finish', () => req.socket.destroySoon());
+  }
+  sendError(res, err);
+}
+
+/** Reads and drops the body until its end (true) or until `bound` bytes in all were read (false). */
+function drain(req: IncomingMessage, bound: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    if ((received.get(req) ?? 0) > bound) {
+      resolve(false);
+      return;
+    }
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      count(req, chunk.length);
+      if ((received.get(req) ?? 0) > bound) {
+        cleanup();
+        req.pause();
+        resolve(false);
+      }
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(true);
+    };
+    const onClose = () => {
+      cleanup();
+      resolve(req.readableEnded);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('close', onClose);
+    req.resume();
+  });
+}

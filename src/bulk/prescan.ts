@@ -1,0 +1,304 @@
+/**
+ * The check a bulk file gets while it is uploaded (or, in the CLI, before it is computed): push its bytes as they
+ * arrive, `end()` once, and read the result. It finds, in one pass and without keeping the file:
+ *
+ *  - file-level problems, the first one only, with the line (and, when known, the student) it is on:
+ *      400 bytes that are not UTF-8 (strict decoding: never a U+FFFD guess that merges two students), an empty
+ *          file, a malformed or invalid header row;
+ *      413 more bytes than `maxBytes` or more data rows than `maxRows`;
+ *  - the students whose rows are not contiguous (an id that comes back after other students, e.g. a file sorted
+ *    by term), each with the line where it first appeared. These are single-student problems: the pipeline makes
+ *    every row of such a student an error row (RunBulkOptions.nonContiguous), its first group included.
+ *
+ * It reads records with the pipeline's own CsvRecordReader, so its line numbers and row count are the pipeline's.
+ * Memory: the exact StudentIdSet (about 20-50 bytes per student, off the JS heap) plus the ids found
+ * non-contiguous.
+ */
+import { AppError } from '../errors.ts';
+import { CsvRecordReader, recordCell, recordCells, type CsvRecord } from './csv-reader.ts';
+import { readHeader, type CsvLayout } from './csv-layout.ts';
+import { StudentIdSet } from './group-students.ts';
+
+export interface PrescanLimits {
+  maxBytes?: number;
+  maxRows?: number;
+}
+
+export interface PrescanResult {
+  /** The header, once read without problem. */
+  layout: CsvLayout | undefined;
+  /** Data rows (records after the header), as the pipeline counts them. */
+  rows: number;
+  bytes: number;
+  /** Runs of contiguous rows with one student_id. */
+  students: number;
+  /** The first file-level problem (an AppError 400 or 413 naming its line), if any. */
+  problem: AppError | undefined;
+  /** student_id → line where it first appeared, for every student whose rows are not contiguous. */
+  nonContiguous: ReadonlyMap<string, number>;
+}
+
+/** Bytes kept of the current line's start: enough for its student_id. */
+const LINE_HEAD_BYTES = 4096;
+
+function shortId(id: string): string {
+  return JSON.stringify(id.length > 60 ? `${id.slice(0, 60)}…` : id);
+}
+
+/**
+ * Offset in `bytes` of the first byte that does not start or continue a valid UTF-8 sequence (RFC 3629: no
+ * overlongs, no surrogates, nothing above U+10FFFF); -1 when all is valid. A sequence cut by the end is invalid
+ * only when `final`.
+ */
+export function firstInvalidUtf8(bytes: Uint8Array, final: boolean): number {
+  const n = bytes.length;
+  let i = 0;
+  while (i < n) {
+    const b = bytes[i]!;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    let need: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) need = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      if (b === 0xe0) lo = 0xa0;
+      if (b === 0xed) hi = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      if (b === 0xf0) lo = 0x90;
+      if (b === 0xf4) hi = 0x8f;
+    } else return i;
+    for (let k = 1; k <= need; k++) {
+      if (i + k >= n) return final ? i : -1;
+      const c = bytes[i + k]!;
+      if (c < (k === 1 ? lo : 0x80) || c > (k === 1 ? hi : 0xbf)) return i;
+    }
+    i += need + 1;
+  }
+  return -1;
+}
+
+export class Prescan {
+  private readonly limits: PrescanLimits;
+  private readonly decoder = new TextDecoder('utf-8', { fatal: true });
+  private readonly reader = new CsvRecordReader(undefined, { rawLines: true });
+  private readonly records: CsvRecord[] = [];
+  private readonly seen = new StudentIdSet();
+  private readonly nonContiguous = new Map<string, number>();
+  private layout: CsvLayout | undefined;
+  private problem: AppError | undefined;
+  private rows = 0;
+  private bytes = 0;
+  private students = 0;
+  /** Line feeds in the bytes before the current chunk (for the line of an encoding error). */
+  private lineFeeds = 0;
+  /** Bytes of an incomplete UTF-8 sequence carried to the next chunk (for locating an encoding error). */
+  private carry: Uint8Array = new Uint8Array(0);
+  /** The first bytes of the current physical line (to name the student of a line with an encoding error). */
+  private lineHead: Uint8Array = new Uint8Array(0);
+  private lastId: string | undefined;
+  private ended = false;
+
+  constructor(limits: PrescanLimits = {}) {
+    this.limits = limits;
+  }
+
+  /** The first file-level problem so far (the caller may stop storing the upload once there is one). */
+  get failed(): AppError | undefined {
+    return this.problem;
+  }
+
+  /** Feeds the next bytes of the file. Once a problem is found the rest is only counted. */
+  push(chunk: Uint8Array): void {
+    if (this.ended) throw new Error('Prescan: push() after end()');
+    this.bytes += chunk.length;
+    const { maxBytes } = this.limits;
+    if (this.problem === undefined && maxBytes !== undefined && this.bytes > maxBytes) {
+      this.problem = new AppError(
+        'validation_error',
+        413,
+        `The CSV file is larger than ${maxBytes} bytes, the most one request accepts.`,
+      );
+    }
+    if (this.problem !== undefined) return;
+    let text: string;
+    try {
+      text = this.decoder.decode(chunk, { stream: true });
+    } catch {
+      this.encodingProblem(chunk, false);
+      return;
+    }
+    this.track(chunk);
+    this.read(text, false);
+  }
+
+  /** Ends the file and returns the result. */
+  end(): PrescanResult {
+    if (!this.ended) {
+      this.ended = true;
+      if (this.problem === undefined) {
+        let text = '';
+        try {
+          text = this.decoder.decode();
+        } catch {
+          this.encodingProblem(new Uint8Array(0), true);
+        }
+        if (this.problem === undefined) this.read(text, true);
+      }
+      if (this.problem === undefined && this.layout === undefined) {
+        this.problem = new AppError('validation_error', 400, 'The CSV file is empty: a header row is required.');
+      }
+    }
+    return {
+      layout: this.problem === undefined ? this.layout : undefined,
+      rows: this.rows,
+      bytes: this.bytes,
+      students: this.students,
+      problem: this.problem,
+      nonContiguous: this.nonContiguous,
+    };
+  }
+
+  /** Counts the line feeds of a decoded chunk; keeps the start of the current line and the unfinished UTF-8 tail. */
+  private track(chunk: Uint8Array): void {
+    let last = -1;
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) {
+      this.lineFeeds++;
+      last = i;
+    }
+    this.lineHead =
+      last >= 0
+        ? chunk.slice(last + 1, last + 1 + LINE_HEAD_BYTES)
+        : this.lineHead.length >= LINE_HEAD_BYTES
+          ? this.lineHead
+          : concat(this.lineHead, chunk.subarray(0, LINE_HEAD_BYTES - this.lineHead.length)).slice();
+    const all = concat(this.carry, chunk);
+    let start = all.length;
+    for (let k = 1; k <= Math.min(3, all.length); k++) {
+      const b = all[all.length - k]!;
+      if (b < 0x80) break;
+      if (b >= 0xc0) {
+        const length = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2;
+        if (k < length) start = all.length - k;
+        break;
+      }
+    }
+    this.carry = all.slice(start);
+  }
+
+  /**
+   * The chunk holds a byte that is not UTF-8: reads the lines before it (so the header is known whatever the
+   * chunking), then records the problem with the line number and the line's student_id read as Latin-1.
+   */
+  private encodingProblem(chunk: Uint8Array, final: boolean): void {
+    const head = this.lineHead;
+    const combined = concat(head, chunk);
+    let at = firstInvalidUtf8(combined, final);
+    if (at === -1) at = combined.length; // the fatal decoder disagrees: blame the end of this chunk
+    const atInChunk = at - head.length;
+    let lineBytes = combined.subarray(0, Math.max(at, 0));
+    let lineEnd: Uint8Array = combined.subarray(at);
+    if (atInChunk > 0) {
+      const lastLf = chunk.lastIndexOf(10, atInChunk - 1);
+      if (lastLf >= 0) {
+        const before = chunk.subarray(0, lastLf + 1);
+        this.read(new TextDecoder('utf-8').decode(concat(this.carry, before)), false);
+        for (let i = before.indexOf(10); i !== -1; i = before.indexOf(10, i + 1)) this.lineFeeds++;
+        lineBytes = chunk.subarray(lastLf + 1, atInChunk);
+      }
+      lineEnd = chunk.subarray(atInChunk);
+    }
+    if (this.problem !== undefined) return; // the lines before it had a problem of their own
+    const nl = lineEnd.indexOf(10);
+    const line = concat(lineBytes, nl === -1 ? lineEnd : lineEnd.subarray(0, nl));
+    const bad = combined[at];
+    this.problem = new AppError(
+      'validation_error',
+      400,
+      `The CSV file is not valid UTF-8: line ${this.lineFeeds + 1}${this.studentOf(line)} has a byte ` +
+        `(${bad === undefined ? 'an unfinished character at the end' : `0x${bad.toString(16).padStart(2, '0')}`}) ` +
+        'that is not UTF-8. Save or export the file as "CSV UTF-8" (for example from Excel: Save As, CSV UTF-8) ' +
+        'and send it again.',
+    );
+  }
+
+  /** `, student_id "…"` of a data line read as Latin-1, when the header is known. */
+  private studentOf(line: Uint8Array): string {
+    if (this.layout === undefined) return '';
+    const text = Buffer.from(line).toString('latin1').replace(/\r$/, '');
+    const id = recordCell({ line: 0, cells: [], raw: text }, this.layout.col.student_id);
+    return id === '' ? '' : ` (student_id ${shortId(id)} when read as Latin-1)`;
+  }
+
+  private read(text: string, final: boolean): void {
+    const { reader, records } = this;
+    reader.push(text, records);
+    if (final) reader.end(records);
+    for (const record of records) {
+      if (this.problem !== undefined) break;
+      this.record(record);
+    }
+    records.length = 0;
+  }
+
+  private record(record: CsvRecord): void {
+    if (this.layout === undefined) {
+      if (record.error !== undefined) {
+        this.problem = new AppError(
+          'validation_error',
+          400,
+          `The CSV header row (line ${record.line}) is malformed: ${record.error}.`,
+        );
+        return;
+      }
+      try {
+        this.layout = readHeader(recordCells(record));
+      } catch (err) {
+        this.problem = err instanceof AppError ? err : AppError.internal(err);
+        return;
+      }
+      this.reader.expectedCells = this.layout.width;
+      return;
+    }
+    this.rows++;
+    const id = recordCell(record, this.layout.col.student_id);
+    const { maxRows } = this.limits;
+    if (maxRows !== undefined && this.rows > maxRows) {
+      this.problem = new AppError(
+        'validation_error',
+        413,
+        `The CSV file has more than ${maxRows} data rows, the most one request accepts (line ${record.line}, ` +
+          `student_id ${shortId(id)}, is row ${this.rows}); send the remaining rows in another file.`,
+      );
+      return;
+    }
+    if (id === this.lastId) return;
+    this.lastId = id;
+    this.students++;
+    if (id === '') return;
+    const first = this.seen.addOrGet(id, record.line);
+    if (first !== 0 && !this.nonContiguous.has(id)) this.nonContiguous.set(id, first);
+  }
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.length === 0) return b;
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}
+
+/** Prescans a whole stream of bytes (the CLI's file inputs). */
+export async function prescanStream(input: AsyncIterable<Uint8Array | string>, limits?: PrescanLimits) {
+  const scan = new Prescan(limits);
+  for await (const chunk of input) {
+    scan.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    if (scan.failed !== undefined) break;
+  }
+  return scan.end();
+}
