@@ -27,7 +27,7 @@ export function toAppError(err: unknown): AppError {
   if (typeof err === 'object' && err !== null) {
     const e = err as { status?: unknown; statusCode?: unknown; type?: unknown; code?: unknown };
     const status = typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : 0;
-    // body-parser / raw-body style errors and multer's size limits.
+    // body-parser / raw-body style errors.
     if (status === 413 || e.type === 'entity.too.large' || e.code === 'LIMIT_FILE_SIZE') {
       return new AppError('validation_error', 413, 'The request body is larger than this endpoint accepts.');
     }

@@ -83,7 +83,7 @@ function idempotencyKey(req: Request): string | undefined {
 /** A failure of the job store (Redis unreachable) is a 503: the client may retry later. */
 function storeUnavailable(err: unknown): unknown {
   if (err instanceof AppError) return err;
-  if (typeof err === 'object' && err !== null && 'status' in err) return err; // framework errors (multer limits)
+  if (typeof err === 'object' && err !== null && 'status' in err) return err; // framework errors with an HTTP status
   if (
     typeof err === 'object' &&
     err !== null &&

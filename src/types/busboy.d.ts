@@ -1,4 +1,4 @@
-/** The part of busboy 1.x (a dependency of multer) that src/api/upload.ts uses; the package ships no types. */
+/** The part of busboy 1.x that src/api/upload.ts uses; the package ships no types. */
 declare module 'busboy' {
   import type { IncomingHttpHeaders } from 'node:http';
   import type { Readable, Writable } from 'node:stream';
