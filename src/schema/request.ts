@@ -12,6 +12,13 @@ import { z } from 'zod';
 import type { FieldError } from '../errors.ts';
 import type { CalculationInput } from '../domain/types.ts';
 import {
+  type LimitTable,
+  STATUTORY_LIMIT_TABLE,
+  awardYearOn,
+  findAwardYear,
+  supportedAwardYears,
+} from '../domain/limits.ts';
+import {
   DECIMAL_PATTERN,
   MAX_CREDITS,
   MAX_DECIMAL_PLACES,
@@ -35,6 +42,8 @@ export const MAX_FIELD_ERRORS = 100;
 export const DEPENDENCY_STATUSES = ['dependent', 'independent'] as const;
 export const DEGREE_LEVELS = ['undergraduate', 'graduate', 'professional'] as const;
 export const GRADE_LEVELS = ['first_year', 'second_year', 'third_year_and_beyond'] as const;
+/** The award years of the shipped limit table, for messages and the OpenAPI schema. */
+const AWARD_YEARS = supportedAwardYears();
 
 /** Error text for a type or enum mismatch, distinguishing a missing field and a forbidden null. */
 function expected(what: string) {
@@ -230,6 +239,19 @@ export const CalculationRequestSchema = z
       )
         .nullable()
         .default(null),
+      award_year: z
+        .string({ error: expected(`a string naming an award year (${AWARD_YEARS.join(', ')})`) })
+        .optional()
+        .meta({
+          override: ({ jsonSchema }) => {
+            jsonSchema.enum = [...AWARD_YEARS];
+          },
+          description:
+            'The award year the calculation is for, e.g. "2026-27" (July 1, 2026 to June 30, 2027): its statutory ' +
+            `limits are used. Supported: ${AWARD_YEARS.join(', ')}; any other value is a 422 at \`award_year\` listing ` +
+            'them. Left out: the newest supported award year whose July 1 start is not after the day the request ' +
+            'is received (UTC date). Null is not allowed. An addition to the interface’s CalculationRequest.',
+        }),
     },
     { error: expected('a JSON object') },
   )
@@ -239,7 +261,7 @@ export const CalculationRequestSchema = z
       'One student. Unknown fields are rejected (a typo such as plus_denid is a 422, never silently ignored). ' +
       'Cross-field rules: 1 to 4 terms; no more terms than academic_year_terms; grade_level required for ' +
       'undergraduates; academic_year_credits required when final_period_of_program is true for an ' +
-      'undergraduate. Duplicate keys in the JSON text: the last occurrence wins.',
+      'undergraduate; award_year one of the supported award years. Duplicate keys in the JSON text: the last occurrence wins.',
   });
 
 export type CalculationRequestInput = z.input<typeof CalculationRequestSchema>;
@@ -250,6 +272,29 @@ export function validationMessage(count: number): string {
 }
 
 export type ParseResult = { ok: true; value: CalculationInput } | { ok: false; fieldErrors: FieldError[] };
+
+export interface ParseOptions {
+  /** The statutory limit table whose award years are accepted (the shipped one by default). */
+  table?: LimitTable;
+  /** Today's date (YYYY-MM-DD) for the default award year; the current UTC date by default. */
+  today?: string;
+}
+
+let cachedDay = '';
+let cachedDayEnds = 0;
+
+/** Today's UTC date, YYYY-MM-DD (recomputed once a day: the bulk path asks for every student). */
+export function todayUtc(now = Date.now()): string {
+  if (now >= cachedDayEnds || now < cachedDayEnds - 86_400_000) {
+    cachedDay = new Date(now).toISOString().slice(0, 10);
+    cachedDayEnds = Date.UTC(
+      Number(cachedDay.slice(0, 4)),
+      Number(cachedDay.slice(5, 7)) - 1,
+      Number(cachedDay.slice(8, 10)) + 1,
+    );
+  }
+  return cachedDay;
+}
 
 /** `['terms', 1, 'credits_enrolled']` → `terms[1].credits_enrolled`. */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -278,7 +323,7 @@ const own = (object: Record<string, unknown>, key: string): unknown =>
  * Validates one request body (already JSON-parsed, or built from CSV cells by the bulk pipeline) against every
  * rule of rules.md §8 and returns the canonical input for `calculate()`, or every offending field.
  */
-export function parseCalculationRequest(body: unknown): ParseResult {
+export function parseCalculationRequest(body: unknown, options: ParseOptions = {}): ParseResult {
   if (!isPlainObject(body)) return { ok: false, fieldErrors: [{ field: 'body', message: 'must be a JSON object' }] };
 
   const terms = own(body, 'terms');
@@ -290,12 +335,15 @@ export function parseCalculationRequest(body: unknown): ParseResult {
 
   const parsed = CalculationRequestSchema.safeParse(subject);
   const errors: FieldError[] = parsed.success ? [] : issuesToFieldErrors(parsed.error.issues);
-  crossFieldErrors(body, terms, errors);
+  const table = options.table ?? STATUTORY_LIMIT_TABLE;
+  crossFieldErrors(body, terms, errors, table);
 
   if (errors.length > 0 || !parsed.success) {
     return { ok: false, fieldErrors: errors.length > 0 ? errors : [{ field: 'body', message: 'is invalid' }] };
   }
-  return { ok: true, value: parsed.data };
+  // The award year is data for the pure domain: a request without one gets the one in force today.
+  const { award_year: named, ...rest } = parsed.data;
+  return { ok: true, value: { ...rest, award_year: named ?? awardYearOn(options.today ?? todayUtc(), table) } };
 }
 
 function issuesToFieldErrors(issues: readonly z.core.$ZodIssue[]): FieldError[] {
@@ -314,9 +362,15 @@ function issuesToFieldErrors(issues: readonly z.core.$ZodIssue[]): FieldError[] 
 
 /**
  * The rules a per-field schema cannot see: term count, academic_year_terms, grade_level for undergraduates,
- * academic_year_credits for an undergraduate's final period (rules.md §2.3, §8).
+ * academic_year_credits for an undergraduate's final period (rules.md §2.3, §8), an award year the limit table
+ * holds.
  */
-function crossFieldErrors(body: Record<string, unknown>, terms: unknown, errors: FieldError[]): void {
+function crossFieldErrors(
+  body: Record<string, unknown>,
+  terms: unknown,
+  errors: FieldError[],
+  table: LimitTable,
+): void {
   if (Array.isArray(terms)) {
     const ayt = own(body, 'academic_year_terms');
     const yearTerms = typeof ayt === 'number' && Number.isInteger(ayt) && ayt >= 2 && ayt <= MAX_TERMS ? ayt : null;
@@ -348,6 +402,14 @@ function crossFieldErrors(body: Record<string, unknown>, terms: unknown, errors:
       message:
         'is required when final_period_of_program is true for an undergraduate (the credits in the school’s ' +
         'academic year, e.g. 24)',
+    });
+  }
+
+  const awardYear = own(body, 'award_year');
+  if (typeof awardYear === 'string' && findAwardYear(awardYear, table) === undefined) {
+    errors.push({
+      field: 'award_year',
+      message: `must be an award year this service holds limits for: ${supportedAwardYears(table).join(', ')}`,
     });
   }
 }
