@@ -6,6 +6,7 @@
  * rules.md §2.1: dependent first year 3,700 / 5,800, graduate 21,000. Expected 2026-27 dollars come from
  * examples.json and rules.md §2.1; expected 2027-28 dollars are worked by hand from those fictitious figures.
  */
+import { readFileSync, readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readHeader, validateStudentRows } from '../src/bulk/csv-layout.ts';
 import { calculate } from '../src/domain/calculate.ts';
@@ -19,7 +20,7 @@ import {
 } from '../src/domain/limits.ts';
 import { WORKED_EXAMPLES } from '../src/schema/examples.ts';
 import { buildOpenApiDocument } from '../src/schema/openapi.ts';
-import { parseCalculationRequest } from '../src/schema/request.ts';
+import { parseCalculationRequest, todayUtc } from '../src/schema/request.ts';
 import { type TestServer, baseRequest, postJson, startTestServer } from './api/helpers.ts';
 
 const shipped = STATUTORY_LIMIT_TABLE[0]!;
@@ -166,6 +167,17 @@ describe('a fictitious 2027-28 added to the table', () => {
   });
 });
 
+describe('today, for the default', () => {
+  it('is the UTC date, and follows the clock across midnight in both directions', () => {
+    expect(todayUtc(Date.UTC(2027, 5, 30, 23, 59, 59, 999))).toBe('2027-06-30');
+    expect(todayUtc(Date.UTC(2027, 6, 1, 0, 0, 0, 0))).toBe('2027-07-01');
+    expect(todayUtc(Date.UTC(2027, 6, 1, 23, 0, 0, 0))).toBe('2027-07-01');
+    expect(todayUtc(Date.UTC(2027, 5, 30, 12, 0, 0, 0))).toBe('2027-06-30');
+    expect(todayUtc(Date.UTC(2028, 1, 29, 1, 0, 0, 0))).toBe('2028-02-29');
+    expect(todayUtc()).toBe(new Date().toISOString().slice(0, 10));
+  });
+});
+
 describe('award_year in a request', () => {
   it('an award year the table does not hold is an error at award_year listing the supported ones', () => {
     for (const value of ['2027-28', '2025-26', '2026-2027', '']) {
@@ -283,5 +295,57 @@ describe('the OpenAPI document shows the table', () => {
       type: 'string',
       enum: ['2026-27'],
     });
+  });
+});
+
+describe('the loan-limit figures live in the table only', () => {
+  const SRC = new URL('../src/', import.meta.url);
+  /** Files allowed to hold the figures: the table itself, and the verbatim copy of the spec's worked examples. */
+  const ALLOWED = new Set(['domain/limits.ts', 'schema/examples.ts']);
+  /** Lines where such a number is not a dollar figure: [file, text on the line, why]. */
+  const NOT_DOLLARS: [string, string, string][] = [
+    ['api/json-exact.ts', '`3500.0000000000001` parses to the double 3500', 'an example of JSON number parsing'],
+  ];
+
+  function sourceFiles(dir: URL, prefix = ''): string[] {
+    const out: string[] = [];
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) out.push(...sourceFiles(new URL(`${entry.name}/`, dir), `${prefix}${entry.name}/`));
+      else if (entry.name.endsWith('.ts')) out.push(`${prefix}${entry.name}`);
+    }
+    return out;
+  }
+
+  it('no other file under src/ writes a figure of the table (3,500 or 3500, $20,500, 50000, …)', () => {
+    const figures = new Set(
+      STATUTORY_LIMIT_TABLE.flatMap((y) => y.rows.flatMap((r) => [r.subsidizedMax, r.combinedMax])),
+    );
+    figures.delete('0');
+    // rules.md §2.1 has ten distinct figures. Numbers are read as tokens (1,234,567 grouped by thousands, or
+    // digits with optional decimals), so a figure counts with or without its comma but not inside a longer number
+    // ("3500.0000000000001", "1.5000000") and two CSV cells "3500,5500" are two numbers.
+    expect(figures.size).toBe(10);
+    const NUMBER = /\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?/g;
+    const hasFigure = (line: string) => [...line.matchAll(NUMBER)].some((m) => figures.has(m[0].replaceAll(',', '')));
+    const found: string[] = [];
+    for (const file of sourceFiles(SRC)) {
+      if (ALLOWED.has(file)) continue;
+      readFileSync(new URL(file, SRC), 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (NOT_DOLLARS.some(([f, text]) => f === file && line.includes(text))) return;
+          if (hasFigure(line)) found.push(`src/${file}:${i + 1}: ${line.trim()}`);
+        });
+    }
+    expect(found).toEqual([]);
+    // The pattern does find a figure written either way.
+    expect(['the $20,500 limit', "'3500,5500'", '12,500.', '(50000)'].map(hasFigure)).toEqual([true, true, true, true]);
+    expect(['13500', '3,5000', '1.5000000', '$1,833', '20,5000'].map(hasFigure)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });
