@@ -341,9 +341,13 @@ export function parseCalculationRequest(body: unknown, options: ParseOptions = {
   if (errors.length > 0 || !parsed.success) {
     return { ok: false, fieldErrors: errors.length > 0 ? errors : [{ field: 'body', message: 'is invalid' }] };
   }
-  // The award year is data for the pure domain: a request without one gets the one in force today.
-  const { award_year: named, ...rest } = parsed.data;
-  return { ok: true, value: { ...rest, award_year: named ?? awardYearOn(options.today ?? todayUtc(), table) } };
+  // The award year is data for the pure domain: a request without one gets the one in force today. zod's output
+  // is a fresh object, completed in place (the bulk path parses millions of students).
+  const value = parsed.data;
+  return {
+    ok: true,
+    value: Object.assign(value, { award_year: value.award_year ?? awardYearOn(options.today ?? todayUtc(), table) }),
+  };
 }
 
 function issuesToFieldErrors(issues: readonly z.core.$ZodIssue[]): FieldError[] {
