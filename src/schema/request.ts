@@ -247,8 +247,8 @@ export const CalculationRequestSchema = z
             jsonSchema.enum = [...AWARD_YEARS];
           },
           description:
-            'The award year the calculation is for, e.g. "2026-27" (July 1, 2026 to June 30, 2027): its statutory ' +
-            `limits are used. Supported: ${AWARD_YEARS.join(', ')}; any other value is a 422 at \`award_year\` listing ` +
+            `The award year the calculation is for, written like "${AWARD_YEARS[0] ?? ''}" (from July 1 of its first ` +
+            `year to June 30 of the next): its statutory limits are used. Supported: ${AWARD_YEARS.join(', ')}; any other value is a 422 at \`award_year\` listing ` +
             'them. Left out: the newest supported award year whose July 1 start is not after the day the request ' +
             'is received (UTC date). Null is not allowed. An addition to the interface’s CalculationRequest.',
         }),
