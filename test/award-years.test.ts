@@ -22,6 +22,8 @@ import { WORKED_EXAMPLES } from '../src/schema/examples.ts';
 import { buildOpenApiDocument } from '../src/schema/openapi.ts';
 import { parseCalculationRequest, todayUtc } from '../src/schema/request.ts';
 import { type TestServer, baseRequest, postJson, startTestServer } from './api/helpers.ts';
+import { parseOutput, runToString } from './bulk/helpers.ts';
+import { createInlineRunner } from '../src/bulk/runners/inline.ts';
 
 const shipped = STATUTORY_LIMIT_TABLE[0]!;
 
@@ -262,6 +264,25 @@ describe('the award_year CSV column', () => {
     ]);
     const contradicting = validateStudentRows(student('2026-27', '2027-28'), [2, 3], layout);
     expect(contradicting.ok ? [] : contradicting.errors.map((e) => [e.row, e.field])).toEqual([[1, 'award_year']]);
+  });
+
+  it('the bulk pipeline echoes the column and turns an unknown award year into error rows', async () => {
+    const csv =
+      'student_id,term_label,full_time_credits,credits_enrolled,dependency_status,grade_level,academic_year_terms,' +
+      'subsidized_amount,total_limit,award_year\n' +
+      'A,Fall,12,6,dependent,first_year,2,3500,5500,2026-27\nA,Spring,12,9,,,,,,\n' +
+      'B,Fall,12,6,dependent,first_year,2,3500,5500,2030-31\nB,Spring,12,9,,,,,,\n';
+    const { text } = await runToString(csv, createInlineRunner());
+    const rows = parseOutput(text);
+    // FSA example 1 for A (63%: 2,205 / 1,260); B is two error rows naming the column.
+    expect(rows.map((r) => [r.student_id, r.award_year, r.row_status, r.error_field])).toEqual([
+      ['A', '2026-27', 'ok', ''],
+      ['A', '', 'ok', ''],
+      ['B', '2030-31', 'error', 'award_year'],
+      ['B', '', 'error', ''],
+    ]);
+    expect([rows[0]!.reduced_annual_pct, rows[0]!.annual_basic_eligibility_sub]).toEqual(['63', '2205']);
+    expect(rows[2]!.error_message).toBe('award_year: must be an award year this service holds limits for: 2026-27');
   });
 });
 
