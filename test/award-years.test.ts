@@ -19,6 +19,7 @@ import {
   lookupStatutoryLimit,
 } from '../src/domain/limits.ts';
 import { WORKED_EXAMPLES } from '../src/schema/examples.ts';
+import { awardYearsPhrase, limitTableMarkdown } from '../src/schema/limits-prose.ts';
 import { buildOpenApiDocument } from '../src/schema/openapi.ts';
 import { parseCalculationRequest, todayUtc } from '../src/schema/request.ts';
 import { type TestServer, baseRequest, postJson, startTestServer } from './api/helpers.ts';
@@ -287,6 +288,16 @@ describe('the award_year CSV column', () => {
 });
 
 describe('the OpenAPI document shows the table', () => {
+  it('its prose follows the table: a new award year appears with its own figures', () => {
+    const prose = limitTableMarkdown(EXTENDED);
+    expect(prose).toContain('**Award year 2026-27** (from 2026-07-01;');
+    expect(prose).toContain('**Award year 2027-28** (from 2027-07-01;');
+    expect(prose).toContain('| Undergraduate, dependent, first year | $3,700 | $5,800 | none | 2027-07-01 |');
+    expect(prose).toContain('| Graduate, not legacy | $0 | $21,000 | none | 2027-07-01 |');
+    expect(awardYearsPhrase(EXTENDED)).toBe('award years 2026-27, 2027-28');
+    expect(awardYearsPhrase()).toBe('award year 2026-27');
+  });
+
   const text = JSON.stringify(buildOpenApiDocument());
 
   it('with every figure, effective date, citation and link of every row, and award_year as a field', () => {
