@@ -21,7 +21,8 @@ import {
 import { WORKED_EXAMPLES } from '../src/schema/examples.ts';
 import { awardYearsPhrase, limitTableMarkdown } from '../src/schema/limits-prose.ts';
 import { buildOpenApiDocument } from '../src/schema/openapi.ts';
-import { parseCalculationRequest, todayUtc } from '../src/schema/request.ts';
+import { todayUtc } from '../src/schema/award-year.ts';
+import { parseCalculationRequest } from '../src/schema/request.ts';
 import { type TestServer, baseRequest, postJson, startTestServer } from './api/helpers.ts';
 import { parseOutput, runToString } from './bulk/helpers.ts';
 import { createInlineRunner } from '../src/bulk/runners/inline.ts';

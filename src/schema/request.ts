@@ -11,13 +11,8 @@ import 'zod-openapi';
 import { z } from 'zod';
 import type { FieldError } from '../errors.ts';
 import type { CalculationInput } from '../domain/types.ts';
-import {
-  type LimitTable,
-  STATUTORY_LIMIT_TABLE,
-  awardYearOn,
-  findAwardYear,
-  supportedAwardYears,
-} from '../domain/limits.ts';
+import { type LimitTable, STATUTORY_LIMIT_TABLE } from '../domain/limits.ts';
+import { AwardYearField, checkAwardYear, defaultAwardYear } from './award-year.ts';
 import {
   DECIMAL_PATTERN,
   MAX_CREDITS,
@@ -42,8 +37,6 @@ export const MAX_FIELD_ERRORS = 100;
 export const DEPENDENCY_STATUSES = ['dependent', 'independent'] as const;
 export const DEGREE_LEVELS = ['undergraduate', 'graduate', 'professional'] as const;
 export const GRADE_LEVELS = ['first_year', 'second_year', 'third_year_and_beyond'] as const;
-/** The award years of the shipped limit table, for messages and the OpenAPI schema. */
-const AWARD_YEARS = supportedAwardYears();
 
 /** Error text for a type or enum mismatch, distinguishing a missing field and a forbidden null. */
 function expected(what: string) {
@@ -239,19 +232,7 @@ export const CalculationRequestSchema = z
       )
         .nullable()
         .default(null),
-      award_year: z
-        .string({ error: expected(`a string naming an award year (${AWARD_YEARS.join(', ')})`) })
-        .optional()
-        .meta({
-          override: ({ jsonSchema }) => {
-            jsonSchema.enum = [...AWARD_YEARS];
-          },
-          description:
-            `The award year the calculation is for, written like "${AWARD_YEARS[0] ?? ''}" (from July 1 of its first ` +
-            `year to June 30 of the next): its statutory limits are used. Supported: ${AWARD_YEARS.join(', ')}; any other value is a 422 at \`award_year\` listing ` +
-            'them. Left out: the newest supported award year whose July 1 start is not after the day the request ' +
-            'is received (UTC date). Null is not allowed. An addition to the interface’s CalculationRequest.',
-        }),
+      award_year: AwardYearField,
     },
     { error: expected('a JSON object') },
   )
@@ -278,22 +259,6 @@ export interface ParseOptions {
   table?: LimitTable;
   /** Today's date (YYYY-MM-DD) for the default award year; the current UTC date by default. */
   today?: string;
-}
-
-let cachedDay = '';
-let cachedDayEnds = 0;
-
-/** Today's UTC date, YYYY-MM-DD (recomputed once a day: the bulk path asks for every student). */
-export function todayUtc(now = Date.now()): string {
-  if (now >= cachedDayEnds || now < cachedDayEnds - 86_400_000) {
-    cachedDay = new Date(now).toISOString().slice(0, 10);
-    cachedDayEnds = Date.UTC(
-      Number(cachedDay.slice(0, 4)),
-      Number(cachedDay.slice(5, 7)) - 1,
-      Number(cachedDay.slice(8, 10)) + 1,
-    );
-  }
-  return cachedDay;
 }
 
 /** `['terms', 1, 'credits_enrolled']` → `terms[1].credits_enrolled`. */
@@ -346,7 +311,7 @@ export function parseCalculationRequest(body: unknown, options: ParseOptions = {
   const value = parsed.data;
   return {
     ok: true,
-    value: Object.assign(value, { award_year: value.award_year ?? awardYearOn(options.today ?? todayUtc(), table) }),
+    value: Object.assign(value, { award_year: value.award_year ?? defaultAwardYear(table, options.today) }),
   };
 }
 
@@ -409,11 +374,6 @@ function crossFieldErrors(
     });
   }
 
-  const awardYear = own(body, 'award_year');
-  if (typeof awardYear === 'string' && findAwardYear(awardYear, table) === undefined) {
-    errors.push({
-      field: 'award_year',
-      message: `must be an award year this service holds limits for: ${supportedAwardYears(table).join(', ')}`,
-    });
-  }
+  const awardYearError = checkAwardYear(own(body, 'award_year'), table);
+  if (awardYearError !== null) errors.push(awardYearError);
 }
