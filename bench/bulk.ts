@@ -14,85 +14,25 @@
  * Prints students/s, the ratio to the pass-through, the pool speedup, and peak RSS. Never asserts: it reports.
  */
 import { spawn } from 'node:child_process';
-import {
-  createReadStream,
-  createWriteStream,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-} from 'node:fs';
+import { createReadStream, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { availableParallelism, cpus } from 'node:os';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify';
-import { mulberry32 } from '../test/support/prng.ts';
+import { benchArgs } from './support/args.ts';
+import { writeRandomFile } from './support/random-file.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const TMP = `${ROOT}.bench-tmp`;
 
 // ---------------------------------------------------------------- data
 
-const HEADER =
-  'student_id,term_label,full_time_credits,credits_enrolled,actual_final_credits,prior_disbursement_sub,' +
-  'prior_disbursement_unsub,prior_disbursement_grad_plus,dependency_status,degree_level,grade_level,' +
-  'academic_year_terms,cost_of_attendance,is_legacy_borrower,plus_denied,subsidized_amount,total_limit';
-
-/** One random valid student: 1-4 term rows, student-level values on the first row or on every row. */
-function studentRows(i: number, r: () => number): string[] {
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
-  const degree = r() < 0.8 ? 'undergraduate' : r() < 0.75 ? 'graduate' : 'professional';
-  const undergrad = degree === 'undergraduate';
-  const terms = 1 + Math.floor(r() * 4);
-  const ayt = r() < 0.2 ? '' : String(Math.max(terms, 2 + Math.floor(r() * 3)));
-  const ft = undergrad ? 12 : 9;
-  const student = [
-    r() < 0.7 ? 'dependent' : 'independent',
-    degree,
-    undergrad ? pick(['first_year', 'second_year', 'third_year_and_beyond']) : '',
-    ayt,
-    r() < 0.3 ? String(5000 + Math.floor(r() * 40000)) : '',
-    !undergrad && r() < 0.2 ? 'yes' : 'no',
-    r() < 0.05 ? 'true' : 'false',
-    undergrad ? String(Math.floor(r() * 5500)) : '0',
-    r() < 0.5 ? String(1000 + Math.floor(r() * 20000)) : '',
-  ].join(',');
-  const repeat = r() < 0.5;
-  const id = `S${String(i).padStart(8, '0')}`;
-  const rows: string[] = [];
-  for (let t = 0; t < terms; t++) {
-    const credits = r() < 0.2 ? `${Math.floor(r() * 15)}.5` : String(Math.floor(r() * 16));
-    const actual = r() < 0.1 ? String(Math.floor(r() * 16)) : '';
-    const paid = t === 0 && r() < 0.1 ? String(Math.floor(r() * 1500)) : '';
-    rows.push(`${id},Term ${t + 1},${ft},${credits},${actual},${paid},,,${t === 0 || repeat ? student : ',,,,,,,,'}`);
-  }
-  return rows;
-}
-
-async function generate(students: number): Promise<string> {
-  mkdirSync(TMP, { recursive: true });
-  const path = `${TMP}/bulk-${students}.csv`;
-  if (existsSync(path)) return path;
-  const out = createWriteStream(`${path}.tmp`);
-  const r = mulberry32(20260701);
-  out.write(`${HEADER}\n`);
-  let buf = '';
-  for (let i = 0; i < students; i++) {
-    buf += studentRows(i, r).join('\n') + '\n';
-    if (buf.length > 1 << 20) {
-      if (!out.write(buf)) await new Promise<void>((res) => out.once('drain', () => res()));
-      buf = '';
-    }
-  }
-  await new Promise<void>((res, rej) => out.end(buf, () => res()).once('error', rej));
-  renameSync(`${path}.tmp`, path);
-  return path;
+/** N random valid students (seeded: the same file every run), generated once into .bench-tmp/. */
+function generate(students: number): Promise<string> {
+  return writeRandomFile(`${TMP}/bulk-${students}.csv`, { students, seed: 20260701 });
 }
 
 // ---------------------------------------------------------------- measurements
@@ -264,22 +204,38 @@ async function scaling(sizes: string, setup: ChildSetup): Promise<void> {
 }
 
 async function benchmark(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      students: { type: 'string', default: '200000' },
-      sizes: { type: 'string', default: '100000,1000000' },
-      'skip-sizes': { type: 'boolean', default: false },
-      'only-sizes': { type: 'boolean', default: false },
-      dist: { type: 'boolean', default: false },
-      'node-flags': { type: 'string', default: '' },
+  const values = benchArgs('npm run bench:bulk --', {
+    students: { type: 'number', default: 200_000, help: 'students in the file of the main comparison' },
+    sizes: {
+      type: 'string',
+      default: '100000,1000000',
+      help: 'students per file of the scaling runs, comma-separated',
+    },
+    'skip-sizes': { type: 'boolean', default: false, help: 'skip the scaling runs' },
+    'only-sizes': { type: 'boolean', default: false, help: 'run only the scaling runs' },
+    dist: { type: 'boolean', default: false, help: 'run the server and CLI from dist/ (npm run build first)' },
+    'node-flags': {
+      type: 'string',
+      default: '',
+      help: "node flags of the child processes ('--max-semi-space-size=4')",
+    },
+    generate: {
+      type: 'number',
+      default: 0,
+      min: 0,
+      help: 'only write a file of this many students and print its path',
     },
   });
+  if (values.generate > 0) {
+    console.log(await generate(values.generate));
+    return;
+  }
   const setup: ChildSetup = {
     dist: values.dist,
     nodeFlags: values['node-flags'].split(' ').filter(Boolean),
   };
   if (setup.dist && !existsSync(entry(setup, 'server'))) throw new Error('--dist: run `npm run build` first');
-  const n = Number(values.students);
+  const n = values.students;
   if (values['only-sizes']) {
     await scaling(values.sizes, setup);
     return;
@@ -319,5 +275,4 @@ async function benchmark(): Promise<void> {
   );
 }
 
-if (process.argv[2] === '--generate') console.log(await generate(Number(process.argv[3])));
-else await benchmark();
+await benchmark();

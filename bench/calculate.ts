@@ -1,56 +1,78 @@
 /**
  * Micro-benchmark of calculate() (not a test: prints numbers, asserts nothing).
- *   npm run bench:calculate
- * Reports µs per call for typical students and the ratio to the simplest one.
+ *   npm run bench:calculate [-- --rounds R] [--iterations N]
+ * Reports µs per call for typical students and the ratio to the simplest one. The inputs are built the way the
+ * service builds them: request bodies validated by parseCalculationRequest (src/schema/request.ts).
  */
 
 import { calculate } from '../src/domain/calculate.ts';
 import type { CalculationInput } from '../src/domain/types.ts';
-import { student, term, toInput } from '../test/domain/support/input.ts';
+import { parseCalculationRequest } from '../src/schema/request.ts';
+import { benchArgs } from './support/args.ts';
+
+const args = benchArgs('npm run bench:calculate --', {
+  rounds: { type: 'number', default: 7, help: 'timed rounds per scenario; the best is kept' },
+  iterations: { type: 'number', default: 20_000, help: 'calls per round' },
+});
+
+type Term = Record<string, number | string>;
+const term = (label: string, fullTime: number, enrolled: number | string, extra: Term = {}): Term => ({
+  label,
+  full_time_credits: fullTime,
+  credits_enrolled: enrolled,
+  ...extra,
+});
+
+/** A dependent first-year undergraduate with full need (subsidized_amount 3500) and these terms. */
+function input(terms: Term[], extra: Record<string, unknown> = {}): CalculationInput {
+  const parsed = parseCalculationRequest({
+    dependency_status: 'dependent',
+    grade_level: 'first_year',
+    subsidized_amount: 3500,
+    ...extra,
+    terms,
+  });
+  if (!parsed.ok) throw new Error(`bench:calculate: invalid scenario ${JSON.stringify(parsed.fieldErrors)}`);
+  return parsed.value;
+}
 
 const base = { academic_year_terms: 2, total_limit: 5500 } as const;
 const scenarios: [string, () => CalculationInput][] = [];
 
-const simple = toInput(student([term('Fall', 12, 6), term('Spring', 12, 9)], base));
+const simple = input([term('Fall', 12, 6), term('Spring', 12, 9)], base);
 scenarios.push(['2 terms, reduced, both options', () => simple]);
 
-const recalc = toInput(
-  student(
-    [
-      term('Fall', 12, 9, { actual_final_credits: 6, prior_disbursement_sub: 1000 }),
-      term('Spring', 12, 9, { actual_final_credits: '7.5' }),
-    ],
-    base,
-  ),
+const recalc = input(
+  [
+    term('Fall', 12, 9, { actual_final_credits: 6, prior_disbursement_sub: 1000 }),
+    term('Spring', 12, 9, { actual_final_credits: '7.5' }),
+  ],
+  base,
 );
 scenarios.push(['2 terms, recalculation with baseline', () => recalc]);
 
 const varied = Array.from({ length: 1000 }, (_, i) =>
-  toInput(
-    student([term('Fall', 12, (i % 13) + 0.5), term('Spring', 12, i % 11)], { ...base, subsidized_amount: 1000 + i }),
-  ),
+  input([term('Fall', 12, (i % 13) + 0.5), term('Spring', 12, i % 11)], { ...base, subsidized_amount: 1000 + i }),
 );
 let next = 0;
 scenarios.push(['2 terms, 1,000 different students', () => varied[next++ % varied.length]!]);
 
-const quarters = toInput(
-  student([term('Q1', 12, 12), term('Q2', 12, 9), term('Q3', 12, 6), term('Q4', 12, 3)], {
-    academic_year_terms: 4,
-    subsidized_amount: 2000,
-  }),
-);
+const quarters = input([term('Q1', 12, 12), term('Q2', 12, 9), term('Q3', 12, 6), term('Q4', 12, 3)], {
+  academic_year_terms: 4,
+  subsidized_amount: 2000,
+});
 scenarios.push(['4 terms, reduced, both options', () => quarters]);
 
 // The machine may be shared: time on-CPU (process.cpuUsage) and keep the best of several rounds.
-const ROUNDS = 7;
-const ITERATIONS = 20_000;
+const ROUNDS = args.rounds;
+const ITERATIONS = args.iterations;
 let reference = 0;
-for (const [name, input] of scenarios) {
-  for (let i = 0; i < 10_000; i++) calculate(input());
+for (const [name, scenario] of scenarios) {
+  for (let i = 0; i < Math.min(10_000, ITERATIONS); i++) calculate(scenario());
   let best = Number.POSITIVE_INFINITY;
   for (let round = 0; round < ROUNDS; round++) {
     const start = process.cpuUsage();
-    for (let i = 0; i < ITERATIONS; i++) calculate(input());
+    for (let i = 0; i < ITERATIONS; i++) calculate(scenario());
     const used = process.cpuUsage(start);
     best = Math.min(best, (used.user + used.system) / ITERATIONS);
   }

@@ -1,5 +1,5 @@
 /**
- * npm run bench:queue [-- --students N] [--worker-threads T] [--chunk S] [--rounds R]
+ * npm run bench:queue [-- --students N] [--worker-threads T] [--chunk S] [--rounds R] [--prefetch P] [--help]
  *
  * The same generated file (N students, default 200,000) through the bulk pipeline three ways, in this one run:
  *   1. embedded: the in-process piscina pool (BULK_THREADS = cores), the default without Redis  ← the baseline
@@ -13,6 +13,7 @@
  * Redis: REDIS_URL, else a throwaway `redis-server` on a free port. Keys live under a unique prefix, deleted
  * at the end. Ratios, not wall-clock thresholds: compare runs on the same machine only.
  */
+import { randomBytes } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -27,22 +28,29 @@ import { loadConfig } from '../src/config.ts';
 import { startChunkWorker } from '../src/queue/chunk-worker.ts';
 import { createQueueRunner } from '../src/queue/queue-runner.ts';
 import { QUEUE_NAME } from '../src/queue/settings.ts';
-import { csvPieces } from '../test/queue/csv-gen.ts';
-import { TEST_SIGNING_KEY, killAll, startWorker } from '../test/support/processes.ts';
-import { deleteKeys, findRedis, uniquePrefix } from '../test/support/redis.ts';
+import { benchArgs } from './support/args.ts';
+import { randomFilePieces } from './support/random-file.ts';
+import { benchRedis, deleteKeys, uniquePrefix } from './support/redis.ts';
+import { killWorkers, startWorker } from './support/workers.ts';
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : Number.NaN;
-  return Number.isFinite(v) && v > 0 ? v : fallback;
-}
+/** The chunk signing key of this run (the API and the workers must share one; see QUEUE_SIGNING_KEY). */
+const BENCH_SIGNING_KEY = randomBytes(32).toString('hex');
 
-const STUDENTS = arg('students', 200_000);
-const WORKER_THREADS = arg('worker-threads', 1);
-const CHUNK = arg('chunk', 1000);
-const ROUNDS = arg('rounds', 3);
+const args = benchArgs('npm run bench:queue --', {
+  students: { type: 'number', default: 200_000, help: 'students in the generated file' },
+  'worker-threads': { type: 'number', default: 1, help: 'threads of each worker process' },
+  chunk: { type: 'number', default: 1000, help: 'students per chunk (BULK_CHUNK_STUDENTS)' },
+  rounds: { type: 'number', default: 3, help: 'interleaved rounds; the median is reported' },
+  prefetch: { type: 'number', default: 0, min: 0, help: 'QUEUE_WORKER_PREFETCH of the workers' },
+});
+const STUDENTS = args.students;
+const WORKER_THREADS = args['worker-threads'];
+const CHUNK = args.chunk;
+const ROUNDS = args.rounds;
 const WARMUP = Math.min(STUDENTS, 30_000);
-const PREFETCH = Number(process.argv.includes('--prefetch') ? arg('prefetch', 0) : 0);
+const PREFETCH = args.prefetch;
+/** The file: seeded, 2% invalid students so error rows travel the queue too. */
+const file = (students: number) => randomFilePieces({ students, seed: 42, invalidShare: 0.02 });
 const CORES = availableParallelism();
 const silent = pino({ level: 'silent' });
 
@@ -121,7 +129,7 @@ async function runFile(
   const started = performance.now();
   let last = 0;
   const summary = await runBulk({
-    input: Readable.from(csvPieces(students, 42)),
+    input: Readable.from(file(students)),
     output,
     format: 'csv',
     runner,
@@ -171,7 +179,7 @@ async function chunkCost(
     REDIS_URL: redisUrl,
     BULLMQ_PREFIX: prefix,
     LOG_LEVEL: 'silent',
-    QUEUE_SIGNING_KEY: TEST_SIGNING_KEY,
+    QUEUE_SIGNING_KEY: BENCH_SIGNING_KEY,
   });
   const worker = startChunkWorker({ config, logger: silent, runner: noopRunner, concurrency: 8 });
   const runner = createQueueRunner({ config, logger: silent, fallback: noopRunner });
@@ -201,13 +209,13 @@ async function chunkCost(
 }
 
 async function main(): Promise<void> {
-  const redis = await findRedis();
+  const redis = await benchRedis();
   const prefixes: string[] = [];
   const pool = createPoolRunner({ threads: CORES, output: 'bytes' });
   const results: RunResult[] = [];
   console.log(
     `bench:queue — ${STUDENTS.toLocaleString('en-US')} students, chunks of ${CHUNK}, ${CORES} cores, ` +
-      `Redis ${redis.source}, worker processes with ${WORKER_THREADS} thread(s) each (prefetch ${PREFETCH})`,
+      `Redis ${redis.url}, worker processes with ${WORKER_THREADS} thread(s) each (prefetch ${PREFETCH})`,
   );
   try {
     // Each mode is set up once (workers stay up, like in production) and warmed up with an untimed run, so no
@@ -234,15 +242,15 @@ async function main(): Promise<void> {
     for (const workers of [1, 2]) {
       const prefix = uniquePrefix(`bench-${workers}w`);
       prefixes.push(prefix);
-      const env = { REDIS_URL: redis.url, BULLMQ_PREFIX: prefix, QUEUE_SIGNING_KEY: TEST_SIGNING_KEY };
+      const env = { REDIS_URL: redis.url, BULLMQ_PREFIX: prefix, QUEUE_SIGNING_KEY: BENCH_SIGNING_KEY };
       const pids: number[] = [];
       for (let i = 0; i < workers; i++) {
-        const w = await startWorker({
+        const pid = await startWorker({
           ...env,
           BULK_THREADS: String(WORKER_THREADS),
           QUEUE_WORKER_PREFETCH: String(PREFETCH),
         });
-        if (w.proc.pid !== undefined) pids.push(w.proc.pid);
+        pids.push(pid);
       }
       let fallbacks = 0;
       const fallback: ChunkRunner = {
@@ -285,7 +293,7 @@ async function main(): Promise<void> {
       }
     } finally {
       for (const mode of modes) await mode.close();
-      await killAll();
+      await killWorkers();
     }
     const median = (rs: RunResult[]): RunResult => {
       const sorted = [...rs].sort((a, b) => a.seconds - b.seconds);
@@ -337,7 +345,7 @@ async function main(): Promise<void> {
       close: async () => undefined,
     };
     await runBulk({
-      input: Readable.from(csvPieces(CHUNK, 42)),
+      input: Readable.from(file(CHUNK)),
       output: new Writable({ write: (_c, _e, cb) => cb() }),
       format: 'csv',
       runner: grab,
@@ -355,7 +363,7 @@ async function main(): Promise<void> {
     const calcMsPerChunk = (base.cpuSeconds * 1000) / (base.students / CHUNK);
     console.log(`  whole embedded run  : ${calcMsPerChunk.toFixed(1)} ms of CPU per chunk (parse, calculate, write)`);
   } finally {
-    await killAll();
+    await killWorkers();
     await pool.close();
     for (const prefix of prefixes) {
       const q = new Queue(QUEUE_NAME, { connection: { url: redis.url }, prefix });

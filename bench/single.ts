@@ -16,8 +16,10 @@
  * closed loop the faster server keeps the load generator busy and so pays fewer cross-CPU wake-ups per response,
  * which on a 2-core VM is a large part of a loopback write.
  *
- * Environment: BENCH_CONCURRENCY (16), BENCH_ROUNDS (3), BENCH_REQUESTS per round (10000), BENCH_SECONDS per
- * round (20), BENCH_WARMUP (10000), BENCH_EXAMPLE (FSA-4), BENCH_RATE (3000 req/s), BENCH_RATE_SECONDS (4).
+ * Options (flag, or the environment variable when the flag is absent; `--help` lists them): --concurrency
+ * BENCH_CONCURRENCY (16), --rounds BENCH_ROUNDS (3), --requests BENCH_REQUESTS per round (10000), --seconds
+ * BENCH_SECONDS per round (20), --warmup BENCH_WARMUP (10000), --example BENCH_EXAMPLE (FSA-4), --rate BENCH_RATE
+ * (3000 req/s), --rate-seconds BENCH_RATE_SECONDS (4).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -31,21 +33,29 @@ import { loadConfig } from '../src/config.ts';
 import { calculate } from '../src/domain/calculate.ts';
 import { WORKED_EXAMPLES } from '../src/schema/examples.ts';
 import { parseCalculationRequest } from '../src/schema/request.ts';
+import { benchArgs } from './support/args.ts';
 
 type Kind = 'app' | 'baseline';
 
-const env = (name: string, fallback: number) => {
-  const v = Number(process.env[name]);
-  return Number.isFinite(v) && v > 0 ? v : fallback;
-};
-const CONCURRENCY = env('BENCH_CONCURRENCY', 16);
-const REQUESTS = env('BENCH_REQUESTS', 10_000);
-const ROUNDS = env('BENCH_ROUNDS', 3);
-const RATE = env('BENCH_RATE', 3000);
-const RATE_SECONDS = env('BENCH_RATE_SECONDS', 4);
-const SECONDS = env('BENCH_SECONDS', 20);
-const WARMUP = env('BENCH_WARMUP', 10_000);
-const EXAMPLE_ID = process.env.BENCH_EXAMPLE ?? 'FSA-4';
+const args = benchArgs('npm run bench:single --', {
+  concurrency: { type: 'number', default: 16, env: 'BENCH_CONCURRENCY', help: 'keep-alive connections' },
+  requests: { type: 'number', default: 10_000, env: 'BENCH_REQUESTS', help: 'requests per round' },
+  rounds: { type: 'number', default: 3, env: 'BENCH_ROUNDS', help: 'alternating rounds per server' },
+  rate: { type: 'number', default: 3000, env: 'BENCH_RATE', help: 'requests/s of the fixed-rate phase' },
+  'rate-seconds': { type: 'number', default: 4, env: 'BENCH_RATE_SECONDS', help: 'seconds of the fixed-rate phase' },
+  seconds: { type: 'number', default: 20, env: 'BENCH_SECONDS', help: 'time budget of a round' },
+  warmup: { type: 'number', default: 10_000, env: 'BENCH_WARMUP', help: 'untimed warm-up requests' },
+  example: { type: 'string', default: 'FSA-4', env: 'BENCH_EXAMPLE', help: 'worked example sent as the body' },
+  serve: { type: 'string', default: '', help: 'internal: run as the child server (app or baseline)' },
+});
+const CONCURRENCY = args.concurrency;
+const REQUESTS = args.requests;
+const ROUNDS = args.rounds;
+const RATE = args.rate;
+const RATE_SECONDS = args['rate-seconds'];
+const SECONDS = args.seconds;
+const WARMUP = args.warmup;
+const EXAMPLE_ID = args.example;
 
 const example = WORKED_EXAMPLES.find((e) => e.id === EXAMPLE_ID);
 if (example === undefined) throw new Error(`unknown BENCH_EXAMPLE ${EXAMPLE_ID}`);
@@ -243,7 +253,8 @@ interface ServerHandle {
 }
 
 async function withServer<T>(kind: Kind, fn: (server: ServerHandle) => Promise<T>): Promise<T> {
-  const child: ChildProcess = fork(process.argv[1]!, ['--serve', kind], {
+  // The child gets this run's options too (--example picks the body both servers answer).
+  const child: ChildProcess = fork(process.argv[1]!, [...process.argv.slice(2), '--serve', kind], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const nextMessage = <M>(): Promise<M> =>
@@ -376,9 +387,8 @@ async function main(): Promise<void> {
   }
 }
 
-const serveAt = process.argv.indexOf('--serve');
-if (serveAt !== -1) {
-  serve(process.argv[serveAt + 1] === 'app' ? 'app' : 'baseline');
+if (args.serve !== '') {
+  serve(args.serve === 'app' ? 'app' : 'baseline');
 } else {
   main().catch((err: unknown) => {
     console.error(err);

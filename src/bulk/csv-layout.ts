@@ -12,6 +12,7 @@
  *    case.
  *  - subsidized_amount: no column or an empty cell leaves it out of the request (0, with the rules.md §7 warning
  *    that no subsidized eligibility was assumed); "0" is an explicit 0.
+ *  - award_year: the award year's id as text ("2026-27"); empty = the request default (the one in force today).
  *  - academic_year_terms: a decimal number ("3", "3.0"); the schema then requires a whole number from 2 to 4.
  *  - Credit and money columns are passed as decimal strings, so "10.5" is exact.
  *  - Student-level columns may repeat on every row of the student (the same text exactly) or be given on its
@@ -43,6 +44,7 @@ export const STUDENT_COLUMNS = [
   'total_limit',
   'final_period_of_program',
   'academic_year_credits',
+  'award_year',
 ] as const;
 
 /** Every column a v1 input file may have, in the documented order. */

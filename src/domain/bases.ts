@@ -19,7 +19,7 @@
 import { type Dec, ZERO, dec, isPositive, maxDec, minDec } from './decimal.ts';
 import { type ProratedLimits, proratedLimits } from './final-period.ts';
 import type { GradPlusSizing } from './grad-plus.ts';
-import { type StatutoryLimitRow, lookupStatutoryLimit } from './limits.ts';
+import { type LimitTable, STATUTORY_LIMIT_TABLE, type StatutoryLimitRow, lookupStatutoryLimit } from './limits.ts';
 import type { CalculationInput } from './types.ts';
 import * as W from './warnings.ts';
 
@@ -74,6 +74,7 @@ export function fitUnderCap(amounts: W.CapAmounts, cap: Dec): W.CapAmounts | nul
 export function startingAmounts(
   input: CalculationInput,
   finalPeriod: FinalPeriodProration | null = null,
+  table: LimitTable = STATUTORY_LIMIT_TABLE,
 ): StartingAmounts {
   const warnings: string[] = [];
   const undergrad = input.degree_level === 'undergraduate';
@@ -83,13 +84,17 @@ export function startingAmounts(
   }
   if (undergrad && input.is_legacy_borrower) warnings.push(W.legacyIgnoredForUndergraduate());
 
-  const limit = lookupStatutoryLimit({
-    degree: input.degree_level,
-    dependency: input.dependency_status,
-    plusDenied: input.plus_denied,
-    grade: undergrad ? input.grade_level : null,
-    legacy: !undergrad && input.is_legacy_borrower,
-  });
+  const limit = lookupStatutoryLimit(
+    {
+      awardYear: input.award_year,
+      degree: input.degree_level,
+      dependency: input.dependency_status,
+      plusDenied: input.plus_denied,
+      grade: undergrad ? input.grade_level : null,
+      legacy: !undergrad && input.is_legacy_borrower,
+    },
+    table,
+  );
   let { subsidizedMax, combinedMax } = parsedLimit(limit);
 
   // 0. §2.3 final period: prorated statutory limits (undergraduates only; the caller decides it applies)

@@ -16,6 +16,7 @@
 import { type StartingAmounts, startingAmounts } from './bases.ts';
 import { type Dec, HUNDRED, isBelowZero, isPositive, sumDec } from './decimal.ts';
 import { type FinalPeriodCase, finalPeriodCase } from './final-period.ts';
+import { type LimitTable, STATUTORY_LIMIT_TABLE } from './limits.ts';
 import { toDisbursementOption, toJsonNumber } from './output.ts';
 import { annualFullTimeCredits } from './percentage.ts';
 import {
@@ -75,10 +76,16 @@ function scenarioBases(start: StartingAmounts): ScenarioBases {
  * The starting amounts for one set of credits(t): they depend on the credits only under the §2.3 proration
  * (the prorated limits follow the period's credits), so the baseline of §6 gets its own then.
  */
-function startFor(input: CalculationInput, finalPeriod: FinalPeriodCase, credits: readonly Dec[]): StartingAmounts {
+function startFor(
+  input: CalculationInput,
+  finalPeriod: FinalPeriodCase,
+  credits: readonly Dec[],
+  table: LimitTable,
+): StartingAmounts {
   return startingAmounts(
     input,
     finalPeriod.kind === 'prorate' ? { credits, academicYearCredits: finalPeriod.academicYearCredits } : null,
+    table,
   );
 }
 
@@ -117,7 +124,11 @@ function finalPeriodWarnings(
   }
 }
 
-export function calculate(input: CalculationInput): CalculationResult {
+/**
+ * The result for one student. `table` is the statutory limit table (the shipped one by default); the row used is
+ * the one of `input.award_year`.
+ */
+export function calculate(input: CalculationInput, table: LimitTable = STATUTORY_LIMIT_TABLE): CalculationResult {
   const terms = input.terms.map(readTerm);
   const n = terms.length;
   if (n === 0) throw new Error('calculate: at least one term is required (validated by the schema)');
@@ -127,7 +138,7 @@ export function calculate(input: CalculationInput): CalculationResult {
 
   // §2 starting amounts (§2.3 prorated limits when they apply)
   const revisionCredits = terms.map((t) => t.credits);
-  const start = startFor(input, finalPeriod, revisionCredits);
+  const start = startFor(input, finalPeriod, revisionCredits, table);
   const warnings = start.warnings.slice();
   warnings.push(...finalPeriodWarnings(input, finalPeriod, start, annualFtCredits));
   const bases = scenarioBases(start);
@@ -141,7 +152,7 @@ export function calculate(input: CalculationInput): CalculationResult {
   if (terms.some((t) => t.changed)) {
     const enrolledCredits = terms.map((t) => t.enrolled);
     const baselineBases =
-      finalPeriod.kind === 'prorate' ? scenarioBases(startFor(input, finalPeriod, enrolledCredits)) : bases;
+      finalPeriod.kind === 'prorate' ? scenarioBases(startFor(input, finalPeriod, enrolledCredits, table)) : bases;
     baseline = evaluateScenario(terms, enrolledCredits, annualFtCredits, baselineBases, payments, revision);
   }
   const adjustments = termAdjustments(terms, revision, baseline);

@@ -7,7 +7,8 @@
  *   S'max = round_half_up(S_max × fraction)
  *   C'max = S'max + round_half_up((C_max − S_max) × fraction)
  * before the starting amounts of §2.2, and the less-than-full-time reduction is not applied on top
- * (reduced_annual_pct 100). Metro State's example: 8 of 24 credits, 5,500 / 12,500 → 1,833 / 1,833 + 2,333.
+ * (reduced_annual_pct 100). Metro State's example (an independent senior's limits, rules.md §2.3): 8 of 24
+ * credits → 1,833 / 1,833 + 2,333.
  */
 
 import { type Dec, dec, sumDec } from './decimal.ts';

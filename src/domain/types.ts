@@ -42,6 +42,11 @@ export interface CalculationInput {
   final_period_of_program: boolean;
   /** rules.md §2.3: credits in the school's academic year; required when final_period_of_program applies. */
   academic_year_credits: DecimalString | null;
+  /**
+   * The award year the calculation is for ("2026-27"), one the limit table holds (src/domain/limits.ts). The
+   * schema resolves a request without one to the award year in force on the day it is received.
+   */
+  award_year: string;
   terms: TermInput[];
 }
 

@@ -35,6 +35,8 @@ import {
 import { INVALID_EXAMPLES, WORKED_EXAMPLES, type WorkedExample } from './examples.ts';
 import { INPUT_COLUMNS, REQUIRED_COLUMNS, RESULT_COLUMNS, TERM_COLUMNS, type InputColumn } from '../bulk/csv-layout.ts';
 import { MAX_CREDITS, MAX_DECIMAL_PLACES, MAX_DECIMAL_STRING_LENGTH, MAX_MONEY } from './decimal.ts';
+import { supportedAwardYears } from '../domain/limits.ts';
+import { awardYearsPhrase, dependentFirstYear, graduateFigures, limitTableMarkdown } from './limits-prose.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -51,6 +53,9 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 // Descriptions (regulation, readings, rounding). Kept next to the schemas so the document is the audit trail.
 // ---------------------------------------------------------------------------------------------------------------
 
+const GRADUATE_FIGURES = graduateFigures();
+const SAMPLE_STUDENT = dependentFirstYear();
+
 export const LEGAL_BASIS = [
   'Statute: HEA §455(a) as amended by Pub. L. 119-21 §81001 (July 4, 2025): the annual amount is reduced "in direct ' +
     'proportion" to less-than-full-time enrollment, rounded to the nearest whole percentage point.',
@@ -58,7 +63,8 @@ export const LEGAL_BASIS = [
     '(NPRM 91 FR 4254, January 30, 2026).',
   'Institution-set program limit on Subsidized + Unsubsidized + PLUS: 34 CFR 685.203(m)(2); Dear Colleague Letter ' +
     'GEN-26-02 (the institutional limit is the starting point for the reduction).',
-  'Graduate $20,500 / professional $50,000 annual limits and the end of Grad PLUS for new borrowers: HEA ' +
+  `Graduate ${GRADUATE_FIGURES.graduate} / professional ${GRADUATE_FIGURES.professional} annual limits and the end ` +
+    'of Grad PLUS for new borrowers: HEA ' +
     '§455(a)(4) (20 U.S.C. 1087e(a)(4)) and the final rule’s amendatory text at 91 FR 23883 (the eCFR notes that ' +
     'its amendment of 34 CFR 685.203(b)(2)(iv) "could not be completed", so the statute and the Federal Register ' +
     'page are cited, not that CFR paragraph); 34 CFR 685.200(b)(2).',
@@ -192,7 +198,8 @@ export const ROUNDING_RULES = [
 ];
 
 const CALCULATION_STEPS = [
-  '1. **Starting amounts** (award year 2026-27 statutory limits). `sub_base = min(subsidized_amount, statutory ' +
+  '1. **Starting amounts** (the statutory limits of the request’s award_year: see "Statutory annual limits" ' +
+    'below). `sub_base = min(subsidized_amount, statutory ' +
     'subsidized maximum)` (0 for graduate and professional students, with a warning if subsidized_amount > 0; an ' +
     'undergraduate request without subsidized_amount is 0 with a warning that no subsidized eligibility was ' +
     'assumed); `unsub_base = combined maximum − sub_base`. total_limit (34 CFR 685.203(m)(2)) and then ' +
@@ -296,6 +303,13 @@ function calculateDescription(maxBodyBytes: number): string {
     '### How the amounts are computed',
     CALCULATION_STEPS,
     '',
+    '### Statutory annual limits (rules §2.1), by award year',
+    'The request’s `award_year` (a CSV column of the same name) picks the award year; left out, the newest award ' +
+      'year whose July 1 start is not after the day the request is received (UTC date). Each figure carries the ' +
+      'date it took effect, its citation and links.',
+    '',
+    limitTableMarkdown(),
+    '',
     '### Rounding',
     ROUNDING_RULES.map((r) => `- ${r}`).join('\n'),
     '',
@@ -338,6 +352,7 @@ const BULK_COLUMN_MAPPING: Readonly<Record<InputColumn, string>> = {
   academic_year_credits:
     'CalculationRequest.academic_year_credits (empty = null; required when final_period_of_program is true for an ' +
     'undergraduate)',
+  award_year: `CalculationRequest.award_year (empty = the award year in force today; supported: ${supportedAwardYears().join(', ')})`,
 };
 
 const TERM_LEVEL: ReadonlySet<string> = new Set(TERM_COLUMNS);
@@ -402,8 +417,8 @@ function bulkDescription(limits: Required<NonNullable<OpenApiOptions['limits']>>
 function infoDescription(maxBodyBytes: number): string {
   return [
     'Prorated federal Direct Loan annual limits for students enrolled less than full time: the **Schedule of ' +
-      'Reductions (SOR)** (**Direct Loan Enrollment Intensity** per payment period), 34 CFR 685.203(m), for award ' +
-      'year 2026-27.',
+      'Reductions (SOR)** (**Direct Loan Enrollment Intensity** per payment period), 34 CFR 685.203(m), for ' +
+      `${awardYearsPhrase()}.`,
     '',
     `Rule set: \`${RULE_SET_ID}\` (also \`info.x-rule-set\`). The identifier of the calculation rules and readings ` +
       'this service applies, bumped whenever a rule or reading changes. Every calculation response (POST ' +
@@ -693,7 +708,8 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
               example:
                 'student_id,term_label,full_time_credits,credits_enrolled,dependency_status,grade_level,' +
                 'academic_year_terms,subsidized_amount,total_limit\n' +
-                'S-001,Fall,12,6,dependent,first_year,2,3500,5500\nS-001,Spring,12,9,,,,,\n',
+                `S-001,Fall,12,6,dependent,first_year,2,${SAMPLE_STUDENT.subsidizedMax},${SAMPLE_STUDENT.combinedMax}\n` +
+                'S-001,Spring,12,9,,,,,\n',
             },
             'multipart/form-data': {
               schema: z.object({

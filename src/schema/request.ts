@@ -11,6 +11,8 @@ import 'zod-openapi';
 import { z } from 'zod';
 import type { FieldError } from '../errors.ts';
 import type { CalculationInput } from '../domain/types.ts';
+import { type LimitTable, STATUTORY_LIMIT_TABLE } from '../domain/limits.ts';
+import { AwardYearField, checkAwardYear, defaultAwardYear } from './award-year.ts';
 import {
   DECIMAL_PATTERN,
   MAX_CREDITS,
@@ -230,6 +232,7 @@ export const CalculationRequestSchema = z
       )
         .nullable()
         .default(null),
+      award_year: AwardYearField,
     },
     { error: expected('a JSON object') },
   )
@@ -239,7 +242,7 @@ export const CalculationRequestSchema = z
       'One student. Unknown fields are rejected (a typo such as plus_denid is a 422, never silently ignored). ' +
       'Cross-field rules: 1 to 4 terms; no more terms than academic_year_terms; grade_level required for ' +
       'undergraduates; academic_year_credits required when final_period_of_program is true for an ' +
-      'undergraduate. Duplicate keys in the JSON text: the last occurrence wins.',
+      'undergraduate; award_year one of the supported award years. Duplicate keys in the JSON text: the last occurrence wins.',
   });
 
 export type CalculationRequestInput = z.input<typeof CalculationRequestSchema>;
@@ -250,6 +253,13 @@ export function validationMessage(count: number): string {
 }
 
 export type ParseResult = { ok: true; value: CalculationInput } | { ok: false; fieldErrors: FieldError[] };
+
+export interface ParseOptions {
+  /** The statutory limit table whose award years are accepted (the shipped one by default). */
+  table?: LimitTable;
+  /** Today's date (YYYY-MM-DD) for the default award year; the current UTC date by default. */
+  today?: string;
+}
 
 /** `['terms', 1, 'credits_enrolled']` → `terms[1].credits_enrolled`. */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -278,7 +288,7 @@ const own = (object: Record<string, unknown>, key: string): unknown =>
  * Validates one request body (already JSON-parsed, or built from CSV cells by the bulk pipeline) against every
  * rule of rules.md §8 and returns the canonical input for `calculate()`, or every offending field.
  */
-export function parseCalculationRequest(body: unknown): ParseResult {
+export function parseCalculationRequest(body: unknown, options: ParseOptions = {}): ParseResult {
   if (!isPlainObject(body)) return { ok: false, fieldErrors: [{ field: 'body', message: 'must be a JSON object' }] };
 
   const terms = own(body, 'terms');
@@ -290,12 +300,19 @@ export function parseCalculationRequest(body: unknown): ParseResult {
 
   const parsed = CalculationRequestSchema.safeParse(subject);
   const errors: FieldError[] = parsed.success ? [] : issuesToFieldErrors(parsed.error.issues);
-  crossFieldErrors(body, terms, errors);
+  const table = options.table ?? STATUTORY_LIMIT_TABLE;
+  crossFieldErrors(body, terms, errors, table);
 
   if (errors.length > 0 || !parsed.success) {
     return { ok: false, fieldErrors: errors.length > 0 ? errors : [{ field: 'body', message: 'is invalid' }] };
   }
-  return { ok: true, value: parsed.data };
+  // The award year is data for the pure domain: a request without one gets the one in force today. zod's output
+  // is a fresh object, completed in place (the bulk path parses millions of students).
+  const value = parsed.data;
+  return {
+    ok: true,
+    value: Object.assign(value, { award_year: value.award_year ?? defaultAwardYear(table, options.today) }),
+  };
 }
 
 function issuesToFieldErrors(issues: readonly z.core.$ZodIssue[]): FieldError[] {
@@ -314,9 +331,15 @@ function issuesToFieldErrors(issues: readonly z.core.$ZodIssue[]): FieldError[] 
 
 /**
  * The rules a per-field schema cannot see: term count, academic_year_terms, grade_level for undergraduates,
- * academic_year_credits for an undergraduate's final period (rules.md §2.3, §8).
+ * academic_year_credits for an undergraduate's final period (rules.md §2.3, §8), an award year the limit table
+ * holds.
  */
-function crossFieldErrors(body: Record<string, unknown>, terms: unknown, errors: FieldError[]): void {
+function crossFieldErrors(
+  body: Record<string, unknown>,
+  terms: unknown,
+  errors: FieldError[],
+  table: LimitTable,
+): void {
   if (Array.isArray(terms)) {
     const ayt = own(body, 'academic_year_terms');
     const yearTerms = typeof ayt === 'number' && Number.isInteger(ayt) && ayt >= 2 && ayt <= MAX_TERMS ? ayt : null;
@@ -350,4 +373,7 @@ function crossFieldErrors(body: Record<string, unknown>, terms: unknown, errors:
         'academic year, e.g. 24)',
     });
   }
+
+  const awardYearError = checkAwardYear(own(body, 'award_year'), table);
+  if (awardYearError !== null) errors.push(awardYearError);
 }

@@ -67,7 +67,12 @@ describe('readHeader', () => {
   });
 
   it('knows exactly the v1 columns', () => {
-    expect(INPUT_COLUMNS).toEqual([...HEADER.split(','), 'final_period_of_program', 'academic_year_credits']);
+    expect(INPUT_COLUMNS).toEqual([
+      ...HEADER.split(','),
+      'final_period_of_program',
+      'academic_year_credits',
+      'award_year',
+    ]);
   });
 });
 

@@ -73,6 +73,7 @@ const inputArb: fc.Arbitrary<CalculationInput> = fc
       // Required (rules.md §8) for an undergraduate's final period: the schema would reject null there.
       academic_year_credits:
         r.academic_year_credits ?? (r.final_period_of_program && r.degree_level === 'undergraduate' ? '24' : null),
+      award_year: '2026-27',
       terms: r.terms,
     };
   });

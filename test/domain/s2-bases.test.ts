@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { startingAmounts } from '../../src/domain/bases.ts';
 import { calculate } from '../../src/domain/calculate.ts';
-import { EFFECTIVE_DATE, STATUTORY_LIMITS, lookupStatutoryLimit } from '../../src/domain/limits.ts';
+import { STATUTORY_LIMITS, lookupStatutoryLimit } from '../../src/domain/limits.ts';
 import type { GradeLevel } from '../../src/domain/types.ts';
 import { type WireRequest, student, term, toInput } from './support/input.ts';
 
@@ -35,7 +35,6 @@ describe('§2.1 the statutory limit table', () => {
       expect(row.citation).toMatch(/HEA §455\(a\)/);
       expect(row.citation).toMatch(/34 CFR 685\.20[03]/);
     }
-    expect(EFFECTIVE_DATE).toBe('2026-07-01');
     // rules.md §0: the $20,500 / $50,000 figures cite HEA §455(a)(4) and 91 FR 23883, not the CFR paragraph whose
     // amendment the eCFR could not complete.
     for (const row of STATUTORY_LIMITS.filter((r) => r.degree !== 'undergraduate')) {
@@ -60,7 +59,14 @@ describe('§2.1 the statutory limit table', () => {
 
   for (const [name, dependency, plusDenied, grade, subMax, combinedMax] of undergraduateRows) {
     it(`undergraduate ${name}: sub ${subMax}, combined ${combinedMax}`, () => {
-      const row = lookupStatutoryLimit({ degree: 'undergraduate', dependency, plusDenied, grade, legacy: false });
+      const row = lookupStatutoryLimit({
+        awardYear: '2026-27',
+        degree: 'undergraduate',
+        dependency,
+        plusDenied,
+        grade,
+        legacy: false,
+      });
       expect([row.subsidizedMax, row.combinedMax, row.gradPlus]).toEqual([String(subMax), String(combinedMax), 'none']);
       // Full need at full time: sub = the max, unsub = combined − sub, no Grad PLUS.
       const a = annual(
@@ -88,6 +94,7 @@ describe('§2.1 the statutory limit table', () => {
 
   it('graduate, not legacy: 0 sub, 20,500 unsub, no Grad PLUS', () => {
     const row = lookupStatutoryLimit({
+      awardYear: '2026-27',
       degree: 'graduate',
       dependency: 'independent',
       plusDenied: false,
@@ -101,6 +108,7 @@ describe('§2.1 the statutory limit table', () => {
 
   it('professional, not legacy: 0 sub, 50,000 unsub, no Grad PLUS', () => {
     const row = lookupStatutoryLimit({
+      awardYear: '2026-27',
       degree: 'professional',
       dependency: 'dependent',
       plusDenied: false,
@@ -115,6 +123,7 @@ describe('§2.1 the statutory limit table', () => {
   for (const degree of ['graduate', 'professional'] as const) {
     it(`${degree}, legacy: 0 sub, 20,500 unsub, Grad PLUS up to cost of attendance`, () => {
       const row = lookupStatutoryLimit({
+        awardYear: '2026-27',
         degree,
         dependency: 'independent',
         plusDenied: false,
@@ -139,6 +148,7 @@ describe('§2.1 the statutory limit table', () => {
   it('refuses an undergraduate without a grade level (the schema rejects it first)', () => {
     expect(() =>
       lookupStatutoryLimit({
+        awardYear: '2026-27',
         degree: 'undergraduate',
         dependency: 'dependent',
         plusDenied: false,

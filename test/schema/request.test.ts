@@ -30,6 +30,8 @@ describe('parseCalculationRequest', () => {
         total_limit: null,
         final_period_of_program: false,
         academic_year_credits: null,
+        // Left out: the award year in force today; the shipped table holds only 2026-27.
+        award_year: '2026-27',
         terms: [
           {
             label: 'Fall',

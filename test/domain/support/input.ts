@@ -31,6 +31,7 @@ export interface WireRequest {
   total_limit?: Num | null;
   final_period_of_program?: boolean;
   academic_year_credits?: Num | null;
+  award_year?: string;
 }
 
 /** Canonical decimal string: no exponent, no '+', no leading zeros, no trailing fractional zeros. */
@@ -74,6 +75,8 @@ export function toInput(request: WireRequest): CalculationInput {
     total_limit: optional(request.total_limit),
     final_period_of_program: request.final_period_of_program ?? false,
     academic_year_credits: optional(request.academic_year_credits),
+    // The figures of rules.md §2.1 are the 2026-27 limits; tests name another award year explicitly.
+    award_year: request.award_year ?? '2026-27',
     terms: request.terms.map((t): TermInput => ({
       label: t.label,
       full_time_credits: canonical(t.full_time_credits),

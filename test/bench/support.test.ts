@@ -1,0 +1,144 @@
+/**
+ * The benchmarks' shared helpers (bench/support): the option parser, the random-file generator, and the rule
+ * that bench/ never imports test code.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { BenchArgsError, parseBenchArgs, usageText } from '../../bench/support/args.ts';
+import { RANDOM_FILE_HEADER, randomFilePieces, randomFileText } from '../../bench/support/random-file.ts';
+import { readHeader, validateStudentRows } from '../../src/bulk/csv-layout.ts';
+
+const spec = {
+  students: { type: 'number', default: 200, help: 'students' },
+  prefetch: { type: 'number', default: 0, min: 0, help: 'prefetch' },
+  example: { type: 'string', default: 'FSA-4', env: 'BENCH_EXAMPLE', help: 'example' },
+  rounds: { type: 'number', default: 3, env: 'BENCH_ROUNDS', help: 'rounds' },
+  dist: { type: 'boolean', default: false, help: 'dist' },
+} as const;
+
+describe('parseBenchArgs', () => {
+  it('gives the defaults, typed', () => {
+    expect(parseBenchArgs(spec, [], {})).toEqual({
+      help: false,
+      students: 200,
+      prefetch: 0,
+      example: 'FSA-4',
+      rounds: 3,
+      dist: false,
+    });
+  });
+
+  it('reads flags (--name value and --name=value), then the environment, then the default', () => {
+    const v = parseBenchArgs(spec, ['--students', '2000', '--example=FSA-1', '--dist'], { BENCH_ROUNDS: '1' });
+    expect([v.students, v.example, v.dist, v.rounds]).toEqual([2000, 'FSA-1', true, 1]);
+    expect(parseBenchArgs(spec, ['--rounds', '5'], { BENCH_ROUNDS: '1' }).rounds).toBe(5);
+    expect(parseBenchArgs(spec, ['--prefetch', '0'], {}).prefetch).toBe(0);
+    expect(parseBenchArgs(spec, ['--help'], {}).help).toBe(true);
+  });
+
+  it('refuses an unknown option, a stray argument and a number out of range instead of running on a default', () => {
+    for (const argv of [['--student', '5'], ['5'], ['--students', 'many'], ['--students', '0'], ['--prefetch', '-1']]) {
+      expect(() => parseBenchArgs(spec, argv, {}), argv.join(' ')).toThrow(BenchArgsError);
+    }
+    expect(() => parseBenchArgs(spec, [], { BENCH_ROUNDS: 'x' })).toThrow(/--rounds/);
+  });
+
+  it('lists every option with its default and environment variable', () => {
+    const text = usageText('bench', spec);
+    for (const line of ['--students <number>', '(default 200)', 'env BENCH_EXAMPLE', '--dist']) {
+      expect(text).toContain(line);
+    }
+  });
+});
+
+describe('the random file', () => {
+  const layout = readHeader(RANDOM_FILE_HEADER.split(','));
+
+  /** Students of a file, as [id, rows] in file order. */
+  function students(text: string): [string, string[][]][] {
+    const out = new Map<string, string[][]>();
+    for (const line of text.split('\n').slice(1)) {
+      if (line === '') continue;
+      const cells = line.split(',');
+      const rows = out.get(cells[0]!) ?? [];
+      rows.push(cells);
+      out.set(cells[0]!, rows);
+    }
+    return [...out];
+  }
+
+  it('is the same for a seed, different for another, and a prefix of a larger file of the same seed', () => {
+    const a = randomFileText({ students: 300, seed: 7 });
+    expect(randomFileText({ students: 300, seed: 7 })).toBe(a);
+    expect(randomFileText({ students: 300, seed: 8 })).not.toBe(a);
+    expect(a.startsWith(`${RANDOM_FILE_HEADER}\n`)).toBe(true);
+    expect(a.endsWith('\n')).toBe(true);
+    const big = [...randomFilePieces({ students: 12_000, seed: 7 })];
+    expect(big.length).toBeGreaterThan(1);
+    // The first 300 students are the same whatever the file's size: pieces concatenate to one file.
+    expect(big.join('').startsWith(a)).toBe(true);
+    expect(big.join('').split('\n').length).toBeGreaterThan(a.split('\n').length);
+  });
+
+  it('holds exactly the students asked for, each with 1 to 4 terms, all valid by default', () => {
+    const list = students(randomFileText({ students: 500, seed: 3 }));
+    expect(list).toHaveLength(500);
+    let line = 2;
+    for (const [, rows] of list) {
+      expect(rows.length).toBeGreaterThanOrEqual(1);
+      expect(rows.length).toBeLessThanOrEqual(4);
+      const v = validateStudentRows(
+        rows,
+        rows.map(() => line++),
+        layout,
+      );
+      expect(v.ok ? [] : v.errors).toEqual([]);
+    }
+  });
+
+  it('makes the asked share of students invalid', () => {
+    const list = students(randomFileText({ students: 1000, seed: 3, invalidShare: 0.2 }));
+    let invalid = 0;
+    for (const [, rows] of list) {
+      const v = validateStudentRows(
+        rows,
+        rows.map((_, i) => i + 2),
+        layout,
+      );
+      if (!v.ok) invalid++;
+    }
+    // 20% of 1,000 drawn at random: far from 0 and from 1,000.
+    expect(invalid).toBeGreaterThan(120);
+    expect(invalid).toBeLessThan(280);
+    expect(
+      students(randomFileText({ students: 50, seed: 3, invalidShare: 1 })).every(([, r]) => r[0]![3] === '-3'),
+    ).toBe(true);
+  });
+});
+
+describe('bench/ imports no test code', () => {
+  const BENCH = new URL('../../bench/', import.meta.url);
+  function files(dir: URL, prefix = ''): string[] {
+    return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory()
+        ? files(new URL(`${e.name}/`, dir), `${prefix}${e.name}/`)
+        : e.name.endsWith('.ts')
+          ? [`${prefix}${e.name}`]
+          : [],
+    );
+  }
+
+  it('no import or dynamic import of bench/ points into test/', () => {
+    const list = files(BENCH);
+    expect(list).toContain('support/args.ts');
+    const offending: string[] = [];
+    for (const file of list) {
+      const text = readFileSync(new URL(file, BENCH), 'utf8');
+      for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*)['"]([^'"]+)['"]/g)) {
+        const resolved = new URL(m[1]!, new URL(file, BENCH)).pathname;
+        if (m[1]!.startsWith('.') && resolved.includes('/test/')) offending.push(`bench/${file}: ${m[1]}`);
+      }
+    }
+    expect(offending).toEqual([]);
+  });
+});
