@@ -26,10 +26,10 @@ import { createServer } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { pino } from 'pino';
 import { createApp } from '../src/api/app.ts';
 import { createInlineRunner } from '../src/bulk/runners/inline.ts';
 import { loadConfig } from '../src/config.ts';
+import { createServiceLogger } from '../src/logger.ts';
 import { calculate } from '../src/domain/calculate.ts';
 import { WORKED_EXAMPLES } from '../src/schema/examples.ts';
 import { parseCalculationRequest } from '../src/schema/request.ts';
@@ -89,7 +89,8 @@ function startBaseline(): ReturnType<typeof createServer> {
 
 function startApp(): ReturnType<typeof createServer> {
   const config = loadConfig({ LOG_LEVEL: 'info' });
-  const logger = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: true }));
+  // The service's own logger (src/logger.ts: asynchronous), writing to /dev/null.
+  const logger = createServiceLogger({ level: 'info' }, '/dev/null').logger;
   const app = createApp({
     config,
     logger,

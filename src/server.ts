@@ -5,9 +5,10 @@
  * SHUTDOWN_GRACE_MS, then close what is left and release the runtime.
  */
 import { createServer, type Server } from 'node:http';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createApp } from './api/app.ts';
+import { createServiceLogger, exitOnFatalError } from './logger.ts';
 import type { ReadinessCheck } from './api/context.ts';
 import { redactText, serializeError } from './redact.ts';
 import { createRuntime } from './runtime.ts';
@@ -64,7 +65,10 @@ function urlOf(host: string, port: number): string {
 async function main(): Promise<void> {
   const config = readConfig();
   // Errors logged as `err` lose the Redis command arguments ioredis attaches to them, and URLs are redacted.
-  const logger: Logger = pino({ level: config.LOG_LEVEL, serializers: { err: serializeError } });
+  // Written asynchronously (src/logger.ts): every exit below flushes it first.
+  const log = createServiceLogger({ level: config.LOG_LEVEL, serializers: { err: serializeError } });
+  const logger: Logger = log.logger;
+  exitOnFatalError(log);
 
   let shuttingDown = false;
   await ensureSpoolDir(config.SPOOL_DIR);
@@ -91,6 +95,7 @@ async function main(): Promise<void> {
   const shutdown = (signal: string) => {
     if (shuttingDown) {
       logger.warn({ signal }, 'second signal: exiting now');
+      log.flushSync();
       process.exit(1);
     }
     shuttingDown = true;
@@ -110,7 +115,7 @@ async function main(): Promise<void> {
           (err: unknown) => logger.error({ err }, 'error while closing the runtime'),
         )
         .then(() => removeOwnSpoolFiles(config.SPOOL_DIR).catch(() => 0))
-        .finally(() => process.exit(0));
+        .finally(() => log.flush().then(() => process.exit(0)));
     });
     // Keep-alive connections with no request in flight would otherwise hold the server open.
     server.closeIdleConnections();

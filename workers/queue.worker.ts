@@ -14,13 +14,16 @@
  *    outputs are signed for the API to verify (src/queue/chunk-signing.ts).
  */
 import { writeFile } from 'node:fs/promises';
-import pino from 'pino';
 import { createPoolRunner } from '../src/bulk/runners/pool.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
+import { createServiceLogger, exitOnFatalError, type ServiceLogger } from '../src/logger.ts';
 import { startChunkWorker } from '../src/queue/chunk-worker.ts';
 import { redactText, redactUrl, urlSecrets } from '../src/redact.ts';
 import { checkRedisServer, createRedis, producerOptions, waitReady } from '../src/queue/connection.ts';
 import { workerTuning } from '../src/queue/settings.ts';
+
+/** Written asynchronously (src/logger.ts); flushed before every exit. */
+let log: ServiceLogger | undefined;
 
 async function main(): Promise<number> {
   let config;
@@ -34,7 +37,9 @@ async function main(): Promise<number> {
     throw err;
   }
   const tuning = workerTuning(config);
-  const logger = pino({ level: config.LOG_LEVEL, base: { pid: process.pid, role: 'queue-worker' } });
+  log = createServiceLogger({ level: config.LOG_LEVEL, base: { pid: process.pid, role: 'queue-worker' } });
+  exitOnFatalError(log);
+  const logger = log.logger;
   if (!config.REDIS_URL) {
     logger.fatal('REDIS_URL is not set: the queue worker pulls chunk jobs from Redis and cannot run without it.');
     return 2;
@@ -120,14 +125,16 @@ async function main(): Promise<number> {
 }
 
 main().then(
-  (code) => {
+  async (code) => {
     process.exitCode = code;
+    await log?.flush();
     // Piscina threads and sockets are closed; exit even if a stray timer lingers.
     setTimeout(() => process.exit(code), 200).unref();
   },
-  (err: unknown) => {
+  async (err: unknown) => {
     // Only the message, redacted: an error object of the Redis client may carry a command's arguments.
     const message = err instanceof Error ? err.message : String(err);
+    await log?.flush();
     console.error(`queue worker failed: ${redactText(message, urlSecrets(process.env.REDIS_URL))}`);
     process.exit(1);
   },

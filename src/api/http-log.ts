@@ -36,7 +36,12 @@ export function createHttpLogger(logger: Logger) {
     const path = pathOf(req.originalUrl);
     const method = req.method;
 
+    // Plain listeners and a flag rather than once() on both events and removing the other: no wrapper per
+    // listener and no listener-array search per request.
+    let logged = false;
     const write = (aborted: boolean) => {
+      if (logged) return;
+      logged = true;
       const response = res as LoggedResponse;
       const line: Record<string, unknown> = {
         req: { id: request.id, method, path },
@@ -48,16 +53,8 @@ export function createHttpLogger(logger: Logger) {
       else if (response.err !== undefined || res.statusCode >= 500) logger.error(line, 'request failed');
       else logger.info(line, 'request completed');
     };
-    const onFinish = () => {
-      res.removeListener('close', onClose);
-      write(false);
-    };
-    const onClose = () => {
-      res.removeListener('finish', onFinish);
-      write(!res.writableFinished);
-    };
-    res.once('finish', onFinish);
-    res.once('close', onClose);
+    res.on('finish', () => write(false));
+    res.on('close', () => write(!res.writableFinished));
     next();
   };
 }

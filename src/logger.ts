@@ -1,0 +1,105 @@
+/**
+ * The one place that creates a process's logger (API server, queue worker): pino writing JSON lines to stdout
+ * through its asynchronous destination (sonic-boom, `sync: false`). A log call only appends the line to a
+ * buffer; the buffer goes to the file descriptor in one `fs.write` at a time, off the event loop, and lines
+ * logged while a write is in flight go out together in the next one. Under load that turns one blocking
+ * `write(2)` per request into a few large asynchronous ones.
+ *
+ * The price is that lines can still be in memory when the process ends, so every exit of the process goes
+ * through `flush` (graceful shutdown) or `exitOnFatalError` (uncaught exception, unhandled rejection):
+ *  - `flush` waits until every line logged so far has been written (the destination's 'drain'), then writes
+ *    anything left synchronously. Waiting matters: when the reader of stdout is slow (a full pipe), the write in
+ *    flight is parked on an EAGAIN retry timer, and a synchronous flush at exit (what pino's own exit hook does)
+ *    writes only the lines queued behind it and loses that chunk.
+ *  - pino's `logger.flush()` does not help here: with `minLength: 0` (lines leave as soon as the previous write is
+ *    done, none wait for a buffer to fill) it calls back at once without waiting for anything.
+ */
+import { pino, type Logger, type LoggerOptions } from 'pino';
+import { serializeError } from './redact.ts';
+
+/** How long a graceful exit waits for the log lines still being written before it writes the rest synchronously. */
+export const LOG_FLUSH_TIMEOUT_MS = 5_000;
+/** The same after an uncaught exception: the process is in an unknown state, so it waits less. */
+export const FATAL_FLUSH_TIMEOUT_MS = 2_000;
+
+export interface ServiceLogger {
+  readonly logger: Logger;
+  /**
+   * Resolves once every line logged before the call has been written (or after `timeoutMs`, e.g. when nobody
+   * reads stdout any more); what is still buffered then is written synchronously. Never rejects.
+   */
+  flush(timeoutMs?: number): Promise<void>;
+  /** Writes what is buffered synchronously, now (the last resort of an exit that cannot wait). */
+  flushSync(): void;
+}
+
+/** A logger writing asynchronously to `dest` (a file descriptor or a path; stdout by default). */
+export function createServiceLogger(options: LoggerOptions, dest: number | string = 1): ServiceLogger {
+  const destination = pino.destination({ dest, sync: false, minLength: 0 });
+  const logger = pino(options, destination);
+
+  const flushSync = (): void => {
+    try {
+      destination.flushSync();
+    } catch {
+      // Not open yet, already closed, or the reader is gone (EPIPE): nothing more can be written.
+    }
+  };
+
+  const flush = (timeoutMs = LOG_FLUSH_TIMEOUT_MS): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        destination.off('drain', done);
+        destination.off('error', done);
+        flushSync();
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      destination.once('drain', done);
+      destination.once('error', done);
+      // An empty write queued behind everything logged so far: 'drain' follows once all of it is written (at
+      // once when nothing is in flight), through the destination's public interface only.
+      try {
+        destination.write('');
+      } catch {
+        done();
+      }
+    });
+
+  return { logger, flush, flushSync };
+}
+
+/**
+ * Uncaught exceptions and unhandled rejections end the process with exit code 1 after a `fatal` line with the
+ * error (serializeError: URLs redacted, no Redis command arguments). The lines logged before it are written
+ * first (flush: the write in flight finishes), then the fatal line, synchronously: pino's `fatal` writes its
+ * destination synchronously, which while a write is still in flight would put the fatal line (and the lines
+ * queued behind that write) before the chunk in flight, or in the middle of a line that chunk wrote only part
+ * of. A second fatal error while waiting exits at once.
+ */
+export function exitOnFatalError(log: ServiceLogger, timeoutMs = FATAL_FLUSH_TIMEOUT_MS): void {
+  const fatalLog = log.logger.child({}, { serializers: { err: serializeError } });
+  let exiting = false;
+  const onFatal = (kind: string) => (err: unknown) => {
+    const logFatal = () => {
+      try {
+        fatalLog.fatal({ err }, `${kind}: exiting`);
+      } catch {
+        // A logger that cannot write must not keep the process from exiting.
+      }
+      log.flushSync();
+    };
+    if (exiting) {
+      logFatal();
+      process.exit(1);
+    }
+    exiting = true;
+    void log
+      .flush(timeoutMs)
+      .then(logFatal)
+      .finally(() => process.exit(1));
+  };
+  process.on('uncaughtException', onFatal('uncaught exception'));
+  process.on('unhandledRejection', onFatal('unhandled rejection'));
+}
