@@ -68,6 +68,8 @@ export function exactJsonNumber(value: number, source: string): number {
   return sign * (places > 6 ? INEXACT_PLACES_STANDIN : INEXACT_MAGNITUDE_STANDIN);
 }
 
+const MAY_BE_INEXACT = /\.\d{7}|\d{10}|\d[eE]/;
+
 interface ReviverContext {
   source?: string;
 }
@@ -90,6 +92,11 @@ type ParseWithSource = (
  * one nests more than two levels), so it is parsed without the reviver and the schema rejects it as it would.
  */
 export function parseJsonExact(text: string): unknown {
+  // An inexact number has more than 6 decimals (7 digits after a point), 10 or more integer digits, or an
+  // exponent (rules.md bounds, see above). A body without any of those shapes anywhere — string contents included,
+  // which only ever sends a body to the slow path — has no inexact number, and the reviver (a third of the cost
+  // of a request's parsing) is skipped.
+  if (!MAY_BE_INEXACT.test(text)) return JSON.parse(text) as unknown;
   try {
     return (JSON.parse as ParseWithSource)(text, reviver);
   } catch (err) {

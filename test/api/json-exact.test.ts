@@ -49,6 +49,30 @@ describe('exactJsonNumber', () => {
     );
   });
 
+  it('parseJsonExact judges every number as exactJsonNumber does, fast path or not (property)', () => {
+    const digits = (min: number, max: number) =>
+      fc.array(fc.constantFrom(...'0123456789'), { minLength: min, maxLength: max }).map((d) => d.join(''));
+    const numberText = fc
+      .tuple(
+        fc.boolean(),
+        fc.integer({ min: 1, max: 9 }),
+        digits(0, 24),
+        fc.option(digits(1, 24)),
+        fc.option(fc.integer({ min: -400, max: 400 })),
+      )
+      .map(([neg, lead, rest, frac, exp]) => {
+        const int = lead === 0 ? '0' : `${lead}${rest}`;
+        return `${neg ? '-' : ''}${int}${frac === null ? '' : `.${frac}`}${exp === null ? '' : `e${exp}`}`;
+      });
+    fc.assert(
+      fc.property(numberText, (text) => {
+        const parsed = parseJsonExact(`{"label":"x","value":${text}}`) as { value: number };
+        expect(parsed.value).toBe(exactJsonNumber(Number(text), text));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
   it('parseJsonExact applies it to every number of a document, nested ones included', () => {
     expect(parseJsonExact('{"a":[1,2.5,{"b":3500.0000000000001}],"c":"3500.0000000000001"}')).toEqual({
       a: [1, 2.5, { b: 1e-7 }],
