@@ -82,6 +82,9 @@ export function firstInvalidUtf8(bytes: Uint8Array, final: boolean): number {
   return -1;
 }
 
+/** Longest part of a line held back from the reader (see Prescan.pending). */
+const PENDING_MAX_CHARS = 128 * 1024;
+
 export class Prescan {
   private readonly limits: PrescanLimits;
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
@@ -102,6 +105,13 @@ export class Prescan {
   private lineHead: Uint8Array = new Uint8Array(0);
   private lastId: string | undefined;
   private ended = false;
+  /**
+   * Decoded text of the current physical line, not yet given to the reader: the reader is fed whole lines only,
+   * so that an encoding error can flush it (the reader holds a record back until it has seen enough of what
+   * follows) without counting the bad line's own beginning as a record, whatever the chunking. A line longer
+   * than PENDING_MAX_CHARS is fed as it comes (memory stays bounded; the reader cuts such a line anyway).
+   */
+  private pending = '';
 
   constructor(limits: PrescanLimits = {}) {
     this.limits = limits;
@@ -133,7 +143,20 @@ export class Prescan {
       return;
     }
     this.track(chunk);
-    this.read(text, false);
+    this.feed(text);
+  }
+
+  /** Gives the reader every whole line of `pending + text`, and keeps the rest pending. */
+  private feed(text: string): void {
+    const all = this.pending + text;
+    const lf = all.lastIndexOf('\n');
+    if (lf === -1 && all.length <= PENDING_MAX_CHARS) {
+      this.pending = all;
+      return;
+    }
+    const cut = lf === -1 ? all.length : lf + 1;
+    this.pending = all.slice(cut);
+    this.read(all.slice(0, cut), false);
   }
 
   /** Ends the file and returns the result. */
@@ -147,7 +170,11 @@ export class Prescan {
         } catch {
           this.encodingProblem(new Uint8Array(0), true);
         }
-        if (this.problem === undefined) this.read(text, true);
+        if (this.problem === undefined) {
+          const rest = this.pending + text;
+          this.pending = '';
+          this.read(rest, true);
+        }
       }
       if (this.problem === undefined && this.layout === undefined) {
         this.problem = new AppError('validation_error', 400, 'The CSV file is empty: a header row is required.');
@@ -206,12 +233,14 @@ export class Prescan {
       const lastLf = chunk.lastIndexOf(10, atInChunk - 1);
       if (lastLf >= 0) {
         const before = chunk.subarray(0, lastLf + 1);
-        this.read(new TextDecoder('utf-8').decode(concat(this.carry, before)), false);
+        this.feed(new TextDecoder('utf-8').decode(concat(this.carry, before)));
         for (let i = before.indexOf(10); i !== -1; i = before.indexOf(10, i + 1)) this.lineFeeds++;
         lineBytes = chunk.subarray(lastLf + 1, atInChunk);
       }
       lineEnd = chunk.subarray(atInChunk);
     }
+    // The file is refused: flush the whole lines before the bad one (the header included, whatever the chunking).
+    if (this.problem === undefined) this.read('', true);
     if (this.problem !== undefined) return; // the lines before it had a problem of their own
     const nl = lineEnd.indexOf(10);
     const line = concat(lineBytes, nl === -1 ? lineEnd : lineEnd.subarray(0, nl));
