@@ -318,6 +318,10 @@ const finalPeriodArb: fc.Arbitrary<CalculationInput> = fc
     const fullTime = input.terms.reduce((a, t) => a.plus(t.full_time_credits), new Dec(0));
     return {
       ...input,
+      // Whole dollars: a subsidized_amount of x.50 makes unsub_base = C'_max − x.50, and rules.md §3 rounds both
+      // halves up, so Sub + Unsub may exceed C'_max by $1 by the rules themselves (the same holds for C_max
+      // without proration); the closing note raises this with the rules' owners.
+      subsidized_amount: wholeDollar(input.subsidized_amount),
       degree_level: 'undergraduate',
       grade_level: grade,
       final_period_of_program: true,
