@@ -51,7 +51,7 @@ describe('sor bulk --server', () => {
     expect(remoteCode).toBe(localCode);
     expect(remoteCode).toBe(2); // the generated file has invalid students: error rows
     expect(readFileSync(remoteOut, 'utf8')).toBe(readFileSync(localOut, 'utf8'));
-    expect(remote.stderr()).toMatch(/job [0-9a-f-]{36} accepted/);
+    expect(remote.stderr()).toMatch(/job [0-9a-f]{52} accepted/);
     expect(remote.stderr()).toMatch(/1,500 students in .* error rows/);
   });
 
