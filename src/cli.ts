@@ -159,7 +159,7 @@ interface CheckedInput {
 async function spoolStdin(stdin: Readable, config: Config): Promise<{ path: string; scan: PrescanResult }> {
   await ensureSpoolDir(config.SPOOL_DIR);
   const file = await createSpoolFile(config.SPOOL_DIR);
-  const scan = new Prescan();
+  const scan = new Prescan({ maxRowChars: config.BULK_MAX_ROW_CHARS, maxCellChars: config.BULK_MAX_CELL_CHARS });
   try {
     for await (const chunk of stdin) {
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
@@ -189,7 +189,10 @@ async function openInput(path: string, io: CliIo, config: Config): Promise<Check
   } else {
     const stat = statSync(path); // throws ENOENT with the path in the message
     if (!stat.isFile()) throw new UsageError(`${path} is not a file`);
-    scan = await prescanStream(createReadStream(path, { highWaterMark: 256 * 1024 }));
+    scan = await prescanStream(createReadStream(path, { highWaterMark: 256 * 1024 }), {
+      maxRowChars: config.BULK_MAX_ROW_CHARS,
+      maxCellChars: config.BULK_MAX_CELL_CHARS,
+    });
   }
   if (scan.problem !== undefined) {
     await cleanup();

@@ -54,6 +54,8 @@ export function uploadLimits(config: AppContext['config']): UploadLimits {
     maxBytes: config.BULK_MAX_BYTES,
     maxRows: config.BULK_MAX_ROWS,
     drainMaxBytes: config.BULK_DRAIN_MAX_BYTES,
+    maxRowChars: config.BULK_MAX_ROW_CHARS,
+    maxCellChars: config.BULK_MAX_CELL_CHARS,
   };
 }
 

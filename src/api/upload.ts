@@ -66,6 +66,9 @@ export interface UploadLimits {
   maxRows: number;
   /** BULK_DRAIN_MAX_BYTES: body bytes read and dropped beyond the limit so an early answer can be read. */
   drainMaxBytes: number;
+  /** BULK_MAX_ROW_CHARS and BULK_MAX_CELL_CHARS: the prescan reads as the pipeline does. */
+  maxRowChars?: number;
+  maxCellChars?: number;
 }
 
 export interface UploadRequest {
@@ -245,7 +248,12 @@ export async function receiveUpload(req: IncomingMessage, kind: BodyKind, limits
   await ensureSpoolDir(limits.spoolDir);
   const file = await createSpoolFile(limits.spoolDir);
   const remove = () => removeSpoolFile(file.path);
-  const scan = new Prescan({ maxBytes: limits.maxBytes, maxRows: limits.maxRows });
+  const scan = new Prescan({
+    maxBytes: limits.maxBytes,
+    maxRows: limits.maxRows,
+    maxRowChars: limits.maxRowChars,
+    maxCellChars: limits.maxCellChars,
+  });
   const sink = new SpoolSink(file, scan);
   try {
     if (kind === 'csv') await receiveRaw(req, sink);

@@ -14,6 +14,7 @@
  * Memory: the exact StudentIdSet (about 20-50 bytes per student, off the JS heap) plus the ids found
  * non-contiguous.
  */
+import { loadConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { CsvRecordReader, recordCell, recordCells, type CsvRecord } from './csv-reader.ts';
 import { readHeader, type CsvLayout } from './csv-layout.ts';
@@ -22,7 +23,12 @@ import { StudentIdSet } from './group-students.ts';
 export interface PrescanLimits {
   maxBytes?: number;
   maxRows?: number;
+  /** The pipeline's reader limits (BULK_MAX_ROW_CHARS, BULK_MAX_CELL_CHARS): the prescan reads as it does. */
+  maxRowChars?: number;
+  maxCellChars?: number;
 }
+
+const READER_DEFAULTS = loadConfig({});
 
 export interface PrescanResult {
   /** The header, once read without problem. */
@@ -88,7 +94,7 @@ const PENDING_MAX_CHARS = 128 * 1024;
 export class Prescan {
   private readonly limits: PrescanLimits;
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
-  private readonly reader = new CsvRecordReader(undefined, { rawLines: true });
+  private readonly reader: CsvRecordReader;
   private readonly records: CsvRecord[] = [];
   private readonly seen = new StudentIdSet();
   private readonly nonContiguous = new Map<string, number>();
@@ -115,6 +121,12 @@ export class Prescan {
 
   constructor(limits: PrescanLimits = {}) {
     this.limits = limits;
+    // Exactly the pipeline's reader (src/bulk/pipeline.ts): the same records, whatever the chunking.
+    this.reader = new CsvRecordReader(limits.maxRowChars ?? READER_DEFAULTS.BULK_MAX_ROW_CHARS, {
+      rawLines: true,
+      header: true,
+      maxCellChars: limits.maxCellChars ?? READER_DEFAULTS.BULK_MAX_CELL_CHARS,
+    });
   }
 
   /** The first file-level problem so far (the caller may stop storing the upload once there is one). */

@@ -13,6 +13,9 @@ export async function runBulkPrescanned(options: RunBulkOptions): Promise<BulkSu
   if (options.nonContiguous !== undefined || !(input instanceof ReadStream) || typeof input.path !== 'string') {
     return runBulk(options);
   }
-  const scan = await prescanStream(createReadStream(input.path, { highWaterMark: 256 * 1024 }));
+  const scan = await prescanStream(createReadStream(input.path, { highWaterMark: 256 * 1024 }), {
+    maxRowChars: options.config.BULK_MAX_ROW_CHARS,
+    maxCellChars: options.config.BULK_MAX_CELL_CHARS,
+  });
   return runBulk({ ...options, nonContiguous: scan.nonContiguous });
 }
