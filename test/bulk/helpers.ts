@@ -1,4 +1,5 @@
 /** Shared helpers of the bulk tests: configs, running the pipeline into a string, reading CSV output back. */
+import { prescanStream } from '../../src/bulk/prescan.ts';
 import { readFileSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import { parse } from 'csv-parse/sync';
@@ -62,7 +63,15 @@ export async function runToString(
   } = {},
 ): Promise<{ text: string; summary: BulkSummary }> {
   const sink = new StringSink();
+  // As every door does (src/api/upload.ts, src/bulk/run-prescanned.ts, the CLI): a prescan names the students
+  // whose rows are not contiguous, so each is an error on every row, its first group included.
+  const config = options.config ?? bulkConfig();
+  const scan = await prescanStream(Readable.from(piecewise(csv, options.pieces)), {
+    maxRowChars: config.BULK_MAX_ROW_CHARS,
+    maxCellChars: config.BULK_MAX_CELL_CHARS,
+  });
   const summary = await runBulk({
+    nonContiguous: scan.nonContiguous,
     input: Readable.from(piecewise(csv, options.pieces)),
     output: sink,
     format: options.format ?? 'csv',

@@ -58,8 +58,8 @@ describe('sor bulk', () => {
     const run = await sor(['bulk', SAMPLE, '-o', out]);
     expect(run.code).toBe(2);
     expectSampleCsv(readFileSync(out, 'utf8'));
-    // 3 error rows in the golden file, plus FSA-1's Fall and Spring: its rows are not contiguous.
-    expect(run.stderr).toMatch(/sor: 17 rows, 8 students in .* s \(.* students\/s, inline runner\): 5 error rows/);
+    // BAD-1 (2 rows) and SPLIT-1 (2 rows: its rows are not contiguous, so both are errors).
+    expect(run.stderr).toMatch(/sor: 18 rows, 9 students in .* s \(.* students\/s, inline runner\): 4 error rows/);
     expect(run.stdout).toBe('');
   });
 
