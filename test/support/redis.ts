@@ -6,6 +6,7 @@
  * Tests isolate themselves with a per-run BullMQ prefix (`uniquePrefix`) and delete only their own keys
  * (`deleteKeys`); they never FLUSHALL/FLUSHDB a server that may be shared.
  */
+import { deleteKeys as deletePrefixKeys } from '../../bench/support/redis.ts';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -184,22 +185,11 @@ export function uniquePrefix(name: string): string {
   return `sortest-${name}-${process.pid}-${randomBytes(4).toString('hex')}`;
 }
 
-/** Deletes every key under `${prefix}:` (only ours; SCAN, never FLUSH). */
+/** Deletes every key under `${prefix}:` (only ours; SCAN, never FLUSH); 0 when the server is already gone. */
 export async function deleteKeys(url: string, prefix: string): Promise<number> {
-  const client = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: () => null });
-  client.on('error', () => undefined);
-  let deleted = 0;
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) deleted += await client.unlink(...keys);
-    } while (cursor !== '0');
+    return await deletePrefixKeys(url, prefix);
   } catch {
-    // The server may already be gone (tests that kill their own Redis).
-  } finally {
-    client.disconnect();
+    return 0; // tests that kill their own Redis
   }
-  return deleted;
 }
