@@ -31,7 +31,7 @@ import { pathToFileURL } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from './config.ts';
-import { AppError } from './errors.ts';
+import { AppError, errorEnvelope } from './errors.ts';
 import { calculate } from './domain/calculate.ts';
 import { parseCalculationRequest } from './schema/request.ts';
 import { runBulk, type BulkFormat, type BulkProgress } from './bulk/pipeline.ts';
@@ -349,11 +349,7 @@ async function calculateCommand(args: string[], io: CliIo): Promise<number> {
   const parsed = parseCalculationRequest(body);
   if (!parsed.ok) {
     const n = parsed.fieldErrors.length;
-    const envelope = {
-      code: 'validation_error',
-      message: n === 1 ? 'The request has 1 invalid field.' : `The request has ${n} invalid fields.`,
-      field_errors: parsed.fieldErrors,
-    };
+    const envelope = errorEnvelope(AppError.validation(parsed.fieldErrors));
     io.stdout.write(`${JSON.stringify(envelope, null, 2)}\n`);
     io.stderr.write(`sor: the request is invalid (${n} field error${n === 1 ? '' : 's'})\n`);
     return EXIT_ROW_ERRORS;

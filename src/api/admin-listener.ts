@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import express from 'express';
 import type { Router } from 'express';
-import { AppError } from '../errors.ts';
+import { appError } from '../errors.ts';
 import { errorMiddleware, sendError } from './error-envelope.ts';
 
 export interface AdminListener {
@@ -19,7 +19,7 @@ export async function startAdminListener(router: Router, host: string, port: num
   const app = express();
   app.disable('x-powered-by');
   app.use(router);
-  app.use((_req, res) => sendError(res, new AppError('not_found', 404, 'There is no resource at this path.')));
+  app.use((_req, res) => sendError(res, appError('NOT_FOUND')));
   app.use(errorMiddleware);
   const server: Server = createServer(app);
   await new Promise<void>((resolve, reject) => {

@@ -13,7 +13,7 @@
 import express, { type Express, type Router } from 'express';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { AppContext } from './context.ts';
-import { AppError } from '../errors.ts';
+import { appError } from '../errors.ts';
 import { buildOpenApiDocument } from '../schema/openapi.ts';
 import { calculateRouter } from './calculate-route.ts';
 import { errorMiddleware, sendError } from './error-envelope.ts';
@@ -75,7 +75,7 @@ export function createApp(ctx: AppContext, extra: AppExtras = {}): Express {
   for (const router of extra.routers ?? []) app.use(router);
 
   app.use((_req, res) => {
-    sendError(res, new AppError('not_found', 404, 'There is no resource at this path.'));
+    sendError(res, appError('NOT_FOUND'));
   });
   app.use(errorMiddleware);
   return app;

@@ -3,7 +3,7 @@
  * answered 503 `service_busy` with Retry-After, after its upload was received and checked (spooling costs disk,
  * not memory; computing is what holds memory: chunks in flight, output buffers, pool threads' work).
  */
-import { AppError } from '../errors.ts';
+import { appError } from '../errors.ts';
 
 /** Seconds a client is asked to wait before retrying a request refused as busy. */
 export const BUSY_RETRY_AFTER_SECONDS = 5;
@@ -23,12 +23,7 @@ export class BulkAdmission {
   /** Takes a slot; the returned function gives it back (once). Throws the 503 when all slots are taken. */
   enter(): () => void {
     if (this.active >= this.limit) {
-      throw new AppError(
-        'service_busy',
-        503,
-        `The service is computing ${this.limit} bulk files already; send this file again in ` +
-          `${BUSY_RETRY_AFTER_SECONDS} seconds (or submit it to POST /v1/jobs, which queues it).`,
-      );
+      throw appError('SERVICE_BUSY', { limit: this.limit, retryAfter: BUSY_RETRY_AFTER_SECONDS });
     }
     this.active++;
     let released = false;

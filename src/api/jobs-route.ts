@@ -21,7 +21,7 @@ import { Router } from 'express';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { AppError } from '../errors.ts';
+import { AppError, appError, entryEnvelope, type WireEnvelope } from '../errors.ts';
 import type { AsyncJobs } from '../queue/async-jobs.ts';
 import type { JobRecord, ResultFormat } from '../queue/job-store.ts';
 import { ExtendedErrorSchema, FieldValidationErrorBodySchema } from '../schema/response.ts';
@@ -71,11 +71,7 @@ function idempotencyKey(req: Request): string | undefined {
   if (raw === undefined) return undefined;
   const key = raw.trim();
   if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY || !/^[\x21-\x7e]+$/.test(key)) {
-    throw new AppError(
-      'validation_error',
-      400,
-      `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY} visible ASCII characters.`,
-    );
+    throw appError('IDEMPOTENCY_KEY_INVALID', { max: MAX_IDEMPOTENCY_KEY });
   }
   return key;
 }
@@ -92,17 +88,14 @@ function storeUnavailable(err: unknown): unknown {
     (err as { code: string }).code.startsWith('LIMIT_')
   )
     return err;
-  return new AppError('internal_error', 503, 'The job store is unavailable; try again later.', undefined, {
-    cause: err,
-  });
+  return appError('JOB_STORE_UNAVAILABLE', {}, { cause: err });
 }
 
 const JOB_ID = new RegExp(JOB_ID_PATTERN);
 
 async function findJob(jobs: AsyncJobs, id: string | undefined): Promise<JobRecord> {
   const job = id && JOB_ID.test(id) ? await jobs.store.get(id) : undefined;
-  if (!job)
-    throw new AppError('not_found', 404, 'There is no job with this id (jobs expire after their time to live).');
+  if (!job) throw appError('JOB_NOT_FOUND');
   return job;
 }
 
@@ -167,12 +160,13 @@ export function jobsRouter(
     try {
       job = await findJob(jobs, req.params.id as string);
       if (job.status !== 'completed') {
-        const why =
-          job.status === 'failed'
-            ? `The job failed (${job.error?.code ?? 'internal_error'}): ${job.error?.message ?? 'no detail'} It has no result.`
-            : `The job is ${job.status}; its result is available once it is completed.`;
         res.setHeader('Retry-After', job.status === 'failed' ? '0' : '2');
-        throw new AppError('job_not_ready', 409, why);
+        throw job.status === 'failed'
+          ? appError('JOB_FAILED_NO_RESULT', {
+              code: job.error?.code ?? 'internal_error',
+              message: job.error?.message ?? 'no detail',
+            })
+          : appError('JOB_NOT_COMPLETED', { status: job.status });
       }
     } catch (err) {
       sendError(res, storeUnavailable(err));
@@ -248,9 +242,15 @@ const JobAcceptedSchema = z
   })
   .meta({ id: 'JobAccepted' });
 
-const extendedError = (description: string) => ({
+/** An error response; its examples are the envelopes of catalogue entries (src/errors.ts). */
+const extendedError = (description: string, examples: Record<string, WireEnvelope>) => ({
   description,
-  content: { 'application/json': { schema: ExtendedErrorSchema } },
+  content: {
+    'application/json': {
+      schema: ExtendedErrorSchema,
+      examples: Object.fromEntries(Object.entries(examples).map(([name, value]) => [name, { value }])),
+    },
+  },
 });
 
 const JobIdParam = z.object({
@@ -312,15 +312,33 @@ export function jobsOpenApiPaths(options: {
             'The file cannot be used (checked before the answer, as for POST /v1/calculate/bulk): bytes that are ' +
               'not UTF-8, an empty file, a bad header, malformed multipart, no or a second `file` part; or a ' +
               'malformed Idempotency-Key.',
+            {
+              not_utf8: entryEnvelope('CSV_NOT_UTF8', { line: 2, student: '', byte: '0xe9' }),
+              empty: entryEnvelope('CSV_EMPTY'),
+              idempotency_key: entryEnvelope('IDEMPOTENCY_KEY_INVALID', { max: MAX_IDEMPOTENCY_KEY }),
+            },
           ),
-          '406': extendedError('The Accept header allows neither text/csv nor application/x-ndjson.'),
-          '413': extendedError(`The file is larger than ${options.maxBytes} bytes or has more rows than the limit.`),
-          '415': extendedError('The body is neither text/csv nor multipart/form-data.'),
+          '406': extendedError('The Accept header allows neither text/csv nor application/x-ndjson.', {
+            not_acceptable: entryEnvelope('UPLOAD_NOT_ACCEPTABLE'),
+          }),
+          '413': extendedError(`The file is larger than ${options.maxBytes} bytes or has more rows than the limit.`, {
+            too_large: entryEnvelope('CSV_TOO_LARGE', { limit: options.maxBytes }),
+          }),
+          '415': extendedError('The body is neither text/csv nor multipart/form-data.', {
+            not_csv: entryEnvelope('UPLOAD_MEDIA_TYPE'),
+          }),
           '422': {
             description: 'The Idempotency-Key was already used for a different file or format.',
             content: { 'application/json': { schema: FieldValidationErrorBodySchema } },
           },
-          '503': extendedError('The job store (Redis) is unavailable, or the service is shutting down.'),
+          '503': extendedError(
+            'The job store (Redis) is unavailable, or the service is shutting down (code internal_error), or it ' +
+              "has no room for this job's result (code job_store_full).",
+            {
+              unavailable: entryEnvelope('JOB_STORE_UNAVAILABLE'),
+              store_full: entryEnvelope('JOB_STORE_FULL', { where: 'Redis maxmemory', neededMiB: 120, freeMiB: 40 }),
+            },
+          ),
         },
       },
     },
@@ -332,7 +350,13 @@ export function jobsOpenApiPaths(options: {
         requestParams: { path: JobIdParam },
         responses: {
           '200': { description: 'The job.', content: { 'application/json': { schema: JobSchema } } },
-          '404': extendedError('No such job, or it expired (code not_found).'),
+          '404': extendedError('No such job, or it expired (code not_found).', {
+            not_found: entryEnvelope('JOB_NOT_FOUND'),
+            expired: entryEnvelope('JOB_EXPIRED'),
+          }),
+          '410': extendedError('The job was accepted but its records were lost (code job_lost): submit it again.', {
+            lost: entryEnvelope('JOB_LOST'),
+          }),
         },
       },
     },
@@ -352,9 +376,19 @@ export function jobsOpenApiPaths(options: {
               },
             },
           },
-          '404': extendedError('No such job, or it expired (code not_found).'),
+          '404': extendedError('No such job, or it expired (code not_found).', {
+            not_found: entryEnvelope('JOB_NOT_FOUND'),
+            expired: entryEnvelope('JOB_EXPIRED'),
+          }),
+          '410': extendedError('The job was accepted but its records were lost (code job_lost): submit it again.', {
+            lost: entryEnvelope('JOB_LOST'),
+          }),
           '409': extendedError(
             'The job is not completed yet, or it failed (code job_not_ready; see GET /v1/jobs/{id}).',
+            {
+              running: entryEnvelope('JOB_NOT_COMPLETED', { status: 'running' }),
+              failed: entryEnvelope('JOB_FAILED_NO_RESULT', entryEnvelope('JOB_ABANDONED')),
+            },
           ),
         },
       },

@@ -10,7 +10,7 @@
  * recursive, so deeply nested input cannot overflow the stack.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError } from '../errors.ts';
+import { type AppError, appError } from '../errors.ts';
 import { parseJsonExact } from './json-exact.ts';
 
 const JSON_TYPE = /^application\/(?:json|[a-z0-9!#$&^_.+-]+\+json)$/;
@@ -33,12 +33,8 @@ export function isJsonContentType(header: string | undefined): boolean {
   return true;
 }
 
-export function unsupportedMediaType(message: string): AppError {
-  return new AppError('unsupported_media_type', 415, message);
-}
-
 export function bodyTooLarge(limit: number): AppError {
-  return new AppError('validation_error', 413, `The request body is larger than the limit of ${limit} bytes.`);
+  return appError('BODY_TOO_LARGE', { limit });
 }
 
 /**
@@ -136,28 +132,28 @@ export async function readJsonObject(
   limit: number,
 ): Promise<Record<string, unknown>> {
   if (!isJsonContentType(req.headers['content-type'])) {
-    throw unsupportedMediaType('The request body must be JSON: send Content-Type: application/json.');
+    throw appError('JSON_CONTENT_TYPE');
   }
   const encoding = req.headers['content-encoding'];
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-    throw unsupportedMediaType('Content-Encoding is not supported: send the JSON body uncompressed.');
+    throw appError('JSON_CONTENT_ENCODING');
   }
   const bytes = await readBody(req, res, limit);
   let text: string;
   try {
     text = utf8.decode(bytes);
   } catch {
-    throw new AppError('invalid_json', 400, 'The request body is not valid UTF-8.');
+    throw appError('BODY_NOT_UTF8');
   }
   let value: unknown;
   try {
     value = parseJsonExact(text);
   } catch {
     // The parser's own message quotes the body: never echoed.
-    throw new AppError('invalid_json', 400, 'The request body is not valid JSON.');
+    throw appError('BODY_NOT_JSON');
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new AppError('invalid_json', 400, 'The request body must be a JSON object.');
+    throw appError('BODY_NOT_OBJECT');
   }
   return value as Record<string, unknown>;
 }

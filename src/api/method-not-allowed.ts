@@ -3,7 +3,7 @@
  * Mount it with `router.all(path, methodNotAllowed('POST'))` AFTER the path's real handlers.
  */
 import type { RequestHandler } from 'express';
-import { AppError } from '../errors.ts';
+import { appError } from '../errors.ts';
 import { sendError } from './error-envelope.ts';
 
 export function methodNotAllowed(...methods: string[]): RequestHandler {
@@ -16,9 +16,6 @@ export function methodNotAllowed(...methods: string[]): RequestHandler {
       res.status(204).end();
       return;
     }
-    sendError(
-      res,
-      new AppError('method_not_allowed', 405, `${req.method} is not allowed on this path; allowed: ${allow}.`),
-    );
+    sendError(res, appError('METHOD_NOT_ALLOWED', { method: req.method, allow }));
   };
 }

@@ -10,7 +10,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router } from 'express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { AppError } from '../errors.ts';
+import { appError } from '../errors.ts';
 import { registry } from '../metrics.ts';
 import { sendError } from './error-envelope.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
@@ -49,14 +49,7 @@ export function adminAuth(token: string): RequestHandler {
     const given = presentedToken(req);
     if (given !== undefined && sameSecret(given, token)) return next();
     res.setHeader('WWW-Authenticate', 'Basic realm="sor admin", charset="UTF-8"');
-    sendError(
-      res,
-      new AppError(
-        given === undefined ? 'unauthenticated' : 'invalid_token',
-        401,
-        given === undefined ? 'This path needs the admin token.' : 'The admin token is not valid.',
-      ),
-    );
+    sendError(res, appError(given === undefined ? 'ADMIN_TOKEN_MISSING' : 'ADMIN_TOKEN_INVALID'));
   };
 }
 
@@ -65,14 +58,7 @@ export function readOnlyGuard(): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     if (req.method === 'GET' || req.method === 'HEAD') return next();
     res.setHeader('Allow', 'GET, HEAD');
-    sendError(
-      res,
-      new AppError(
-        'method_not_allowed',
-        405,
-        'The queue dashboard is read-only (set ADMIN_READ_ONLY=false to allow changes).',
-      ),
-    );
+    sendError(res, appError('DASHBOARD_READ_ONLY'));
   };
 }
 

@@ -18,7 +18,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import busboy, { type Busboy } from 'busboy';
 import type { Request, Response } from 'express';
-import { AppError } from '../errors.ts';
+import { AppError, appError } from '../errors.ts';
 import type { BulkFormat } from '../bulk/chunk-payload.ts';
 import { Prescan, type PrescanResult } from '../bulk/prescan.ts';
 import { createSpoolFile, ensureSpoolDir, removeSpoolFile, type SpoolFile } from '../jobs/spool.ts';
@@ -77,11 +77,7 @@ export interface UploadRequest {
 }
 
 function tooLarge(limit: number): AppError {
-  return new AppError(
-    'validation_error',
-    413,
-    `The CSV file is larger than ${limit} bytes, the most one request accepts.`,
-  );
+  return appError('CSV_TOO_LARGE', { limit });
 }
 
 /** Checks the request's headers; throws the AppError (415, 406, 413) to pass to rejectUpload. */
@@ -89,15 +85,11 @@ export function negotiateUpload(req: Request, limits: Pick<UploadLimits, 'maxByt
   const kind = bodyKind(req.headers['content-type']);
   const encoding = req.headers['content-encoding'];
   if (kind === null || (encoding !== undefined && encoding.toLowerCase() !== 'identity')) {
-    throw new AppError(
-      'unsupported_media_type',
-      415,
-      'Send the file as text/csv (UTF-8) or as multipart/form-data with the file in the field "file".',
-    );
+    throw appError('UPLOAD_MEDIA_TYPE');
   }
   const format = negotiateFormat(req);
   if (format === null) {
-    throw new AppError('unsupported_media_type', 406, 'Accept must allow text/csv or application/x-ndjson.');
+    throw appError('UPLOAD_NOT_ACCEPTABLE');
   }
   const declared = Number(req.headers['content-length'] ?? '0');
   if (declared > limits.maxBytes + (kind === 'multipart' ? MULTIPART_OVERHEAD_BYTES : 0)) {
@@ -129,10 +121,8 @@ function count(req: IncomingMessage, bytes: number): void {
 }
 
 function malformed(detail: string): AppError {
-  return new AppError('validation_error', 400, `The multipart body is malformed (${detail}).`);
+  return appError('MULTIPART_MALFORMED', { detail });
 }
-
-const ONE_FILE = 'The multipart body must contain exactly one file, in the field "file".';
 
 /** Writes checked bytes to the spool; once the prescan has a problem, nothing more is written. */
 class SpoolSink {
@@ -178,7 +168,7 @@ async function receiveMultipart(req: IncomingMessage, sink: SpoolSink, limits: U
   bb.on('file', (name, stream: Readable) => {
     files++;
     if (name !== 'file' || files > 1 || problem !== undefined) {
-      fail(new AppError('validation_error', 400, ONE_FILE));
+      fail(appError('MULTIPART_ONE_FILE'));
       stream.resume();
       return;
     }
@@ -196,7 +186,7 @@ async function receiveMultipart(req: IncomingMessage, sink: SpoolSink, limits: U
       }
     })();
   });
-  bb.on('filesLimit', () => fail(new AppError('validation_error', 400, ONE_FILE)));
+  bb.on('filesLimit', () => fail(appError('MULTIPART_ONE_FILE')));
   bb.on('partsLimit', () => fail(malformed('too many parts')));
   bb.on('fieldsLimit', () => fail(malformed('too many fields')));
   const finished = new Promise<void>((resolve) => {
@@ -235,7 +225,7 @@ async function receiveMultipart(req: IncomingMessage, sink: SpoolSink, limits: U
   await fileDone;
   if (problem !== undefined) throw problem;
   if (files === 0 && sink.scan.failed === undefined) {
-    throw new AppError('validation_error', 400, 'The multipart body must contain the CSV file in the field "file".');
+    throw appError('MULTIPART_NO_FILE');
   }
 }
 

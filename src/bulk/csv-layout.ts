@@ -18,7 +18,7 @@
  *  - Student-level columns may repeat on every row of the student (the same text exactly) or be given on its
  *    first row only; any other value on a later row is an error for the student.
  */
-import { AppError, type FieldError } from '../errors.ts';
+import { appError, type FieldError } from '../errors.ts';
 import { parseCalculationRequest } from '../schema/request.ts';
 import type { CalculationInput } from '../domain/types.ts';
 
@@ -123,6 +123,7 @@ function quoteName(name: string): string {
  */
 export function readHeader(cells: readonly string[]): CsvLayout {
   const errors: FieldError[] = [];
+  let unknownColumn = false;
   const col = Object.fromEntries(INPUT_COLUMNS.map((c) => [c, -1])) as Record<InputColumn, number>;
   cells.forEach((raw, i) => {
     const name = raw.trim().toLowerCase();
@@ -130,6 +131,7 @@ export function readHeader(cells: readonly string[]): CsvLayout {
       errors.push({ field: `column ${i + 1}`, message: 'has no name in the header row' });
     } else if (!KNOWN.has(name)) {
       errors.push({ field: raw, message: 'is not a column of the bulk CSV layout v1' });
+      unknownColumn = true;
     } else if (col[name as InputColumn] !== -1) {
       errors.push({ field: name, message: 'appears more than once in the header row' });
     } else {
@@ -142,14 +144,11 @@ export function readHeader(cells: readonly string[]): CsvLayout {
   if (errors.length > 0) {
     const first = errors[0]!;
     const more = errors.length > 1 ? ` (and ${errors.length - 1} more header problem(s))` : '';
-    const allowed = errors.some((e) => e.message.startsWith('is not a column'))
-      ? ` The columns are: ${INPUT_COLUMNS.join(', ')}.`
-      : '';
-    throw new AppError(
-      'validation_error',
-      400,
-      `The CSV header is invalid: column ${quoteName(first.field)} ${first.message}${more}.${allowed}`,
-      errors,
+    const allowed = unknownColumn ? ` The columns are: ${INPUT_COLUMNS.join(', ')}.` : '';
+    throw appError(
+      'CSV_HEADER_INVALID',
+      { column: quoteName(first.field), problem: first.message, more, allowed },
+      { fieldErrors: errors },
     );
   }
   const columns: InputColumn[] = [];

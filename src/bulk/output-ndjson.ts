@@ -3,8 +3,7 @@
  * each: `{"student_id", "error", "result"}` with exactly one of `error` (the v1 error envelope; field errors name
  * CSV columns and their messages name the line) and `result` (a CalculationResult) non-null.
  */
-import { toEnvelope, type WireEnvelope } from '../api/error-envelope.ts';
-import { AppError, type FieldError } from '../errors.ts';
+import { AppError, appError, counted, errorEnvelope, type FieldError, type WireEnvelope } from '../errors.ts';
 import type { CalculationResult } from '../domain/types.ts';
 
 export function okNdjsonLine(studentId: string, result: CalculationResult): string {
@@ -18,12 +17,10 @@ export function errorNdjsonLine(studentId: string, envelope: WireEnvelope): stri
 /** The envelope of a student whose rows have errors; `fieldErrors` name CSV columns ('row' for a whole row). */
 export function studentErrorEnvelope(fieldErrors: readonly FieldError[]): WireEnvelope {
   const n = fieldErrors.length;
-  return toEnvelope(
-    AppError.validation(n === 1 ? 'The student has 1 error.' : `The student has ${n} errors.`, fieldErrors),
-  );
+  return errorEnvelope(appError('STUDENT_INVALID', { errors: counted(n, 'error') }, { fieldErrors }));
 }
 
 /** The envelope of a student that could not be calculated (internal error): fixed text, no internals. */
 export function studentInternalEnvelope(): WireEnvelope {
-  return toEnvelope(AppError.internal());
+  return errorEnvelope(AppError.internal());
 }

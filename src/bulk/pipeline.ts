@@ -18,7 +18,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { loadConfig, type Config } from '../config.ts';
-import { AppError } from '../errors.ts';
+import { appError } from '../errors.ts';
 import type { ChunkOutcome, ChunkRunner } from './runner.ts';
 import { CsvRecordReader, recordCells, type CsvRecord } from './csv-reader.ts';
 import { readHeader, type CsvLayout } from './csv-layout.ts';
@@ -380,7 +380,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
     for (const record of records) {
       if (layout === undefined) {
         if (record.error !== undefined) {
-          throw new AppError('validation_error', 400, `The CSV header row is malformed: ${record.error}.`);
+          throw appError('CSV_HEADER_MALFORMED', { detail: record.error });
         }
         layout = readHeader(recordCells(record));
         reader.expectedCells = layout.width;
@@ -390,11 +390,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
       dataRows++;
       if (scheduler === undefined) {
         if (maxRows !== undefined && dataRows > maxRows) {
-          throw new AppError(
-            'validation_error',
-            413,
-            `The CSV file has more than ${maxRows} data rows, the most one request accepts.`,
-          );
+          throw appError('CSV_TOO_MANY_ROWS', { maxRows });
         }
         probe.push(record);
         if (probe.length <= config.BULK_SYNC_MAX_ROWS) continue;
@@ -413,7 +409,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
     if (!final) return;
 
     if (layout === undefined) {
-      throw new AppError('validation_error', 400, 'The CSV file is empty: a header row is required.');
+      throw appError('CSV_EMPTY');
     }
     if (scheduler === undefined) {
       await start((options.runner as RunnerChoice).small);
@@ -447,11 +443,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
       text = decoder.decode(chunk, { stream: true });
     }
     if (maxBytes !== undefined && progress.bytes > maxBytes) {
-      throw new AppError(
-        'validation_error',
-        413,
-        `The CSV file is larger than ${maxBytes} bytes, the most one request accepts.`,
-      );
+      throw appError('CSV_TOO_LARGE', { limit: maxBytes });
     }
     reader.push(text, records);
     await consume(false);

@@ -15,7 +15,7 @@
  * non-contiguous.
  */
 import { loadConfig } from '../config.ts';
-import { AppError } from '../errors.ts';
+import { AppError, appError } from '../errors.ts';
 import { CsvRecordReader, recordCell, recordCells, type CsvRecord } from './csv-reader.ts';
 import { readHeader, type CsvLayout } from './csv-layout.ts';
 import { StudentIdSet } from './group-students.ts';
@@ -140,11 +140,7 @@ export class Prescan {
     this.bytes += chunk.length;
     const { maxBytes } = this.limits;
     if (this.problem === undefined && maxBytes !== undefined && this.bytes > maxBytes) {
-      this.problem = new AppError(
-        'validation_error',
-        413,
-        `The CSV file is larger than ${maxBytes} bytes, the most one request accepts.`,
-      );
+      this.problem = appError('CSV_TOO_LARGE', { limit: maxBytes });
     }
     if (this.problem !== undefined) return;
     let text: string;
@@ -189,7 +185,7 @@ export class Prescan {
         }
       }
       if (this.problem === undefined && this.layout === undefined) {
-        this.problem = new AppError('validation_error', 400, 'The CSV file is empty: a header row is required.');
+        this.problem = appError('CSV_EMPTY');
       }
     }
     return {
@@ -257,14 +253,11 @@ export class Prescan {
     const nl = lineEnd.indexOf(10);
     const line = concat(lineBytes, nl === -1 ? lineEnd : lineEnd.subarray(0, nl));
     const bad = combined[at];
-    this.problem = new AppError(
-      'validation_error',
-      400,
-      `The CSV file is not valid UTF-8: line ${this.lineFeeds + 1}${this.studentOf(line)} has a byte ` +
-        `(${bad === undefined ? 'an unfinished character at the end' : `0x${bad.toString(16).padStart(2, '0')}`}) ` +
-        'that is not UTF-8. Save or export the file as "CSV UTF-8" (for example from Excel: Save As, CSV UTF-8) ' +
-        'and send it again.',
-    );
+    this.problem = appError('CSV_NOT_UTF8', {
+      line: this.lineFeeds + 1,
+      student: this.studentOf(line),
+      byte: bad === undefined ? 'an unfinished character at the end' : `0x${bad.toString(16).padStart(2, '0')}`,
+    });
   }
 
   /** `, student_id "…"` of a data line read as Latin-1, when the header is known. */
@@ -289,11 +282,7 @@ export class Prescan {
   private record(record: CsvRecord): void {
     if (this.layout === undefined) {
       if (record.error !== undefined) {
-        this.problem = new AppError(
-          'validation_error',
-          400,
-          `The CSV header row (line ${record.line}) is malformed: ${record.error}.`,
-        );
+        this.problem = appError('CSV_HEADER_MALFORMED_AT', { line: record.line, detail: record.error });
         return;
       }
       try {
@@ -309,12 +298,12 @@ export class Prescan {
     const id = recordCell(record, this.layout.col.student_id);
     const { maxRows } = this.limits;
     if (maxRows !== undefined && this.rows > maxRows) {
-      this.problem = new AppError(
-        'validation_error',
-        413,
-        `The CSV file has more than ${maxRows} data rows, the most one request accepts (line ${record.line}, ` +
-          `student_id ${shortId(id)}, is row ${this.rows}); send the remaining rows in another file.`,
-      );
+      this.problem = appError('CSV_TOO_MANY_ROWS_AT', {
+        maxRows,
+        line: record.line,
+        studentId: shortId(id),
+        row: this.rows,
+      });
       return;
     }
     if (id === this.lastId) return;

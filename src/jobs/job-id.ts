@@ -14,7 +14,7 @@
  *   - older: it expired (404 not_found, "expired").
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { AppError } from '../errors.ts';
+import { type AppError, appError } from '../errors.ts';
 
 /** The shape of every job id (JSON Schema pattern for the OpenAPI document and route validation). */
 export const JOB_ID_PATTERN = '^[0-9a-f]{52}$';
@@ -48,16 +48,7 @@ export function missingJobError(id: string, ttlMs: number, now = Date.now()): Ap
   const created = jobIdCreatedAt(id);
   if (created === undefined) return undefined;
   if (now < created + ttlMs) {
-    return new AppError(
-      'job_lost',
-      410,
-      'This job was accepted but its records were lost (the job store restarted without keeping them). ' +
-        'Submit the file again.',
-    );
+    return appError('JOB_LOST');
   }
-  return new AppError(
-    'not_found',
-    404,
-    'This job has expired: jobs and their results are kept for JOB_TTL_SECONDS after they finish.',
-  );
+  return appError('JOB_EXPIRED');
 }

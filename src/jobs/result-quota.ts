@@ -2,7 +2,7 @@
  * Shared pieces of the job stores' result accounting: the error a job gets when its result cannot be stored,
  * how much room a job reserves up front, and the headroom report /readyz shows.
  */
-import { AppError } from '../errors.ts';
+import { type AppError, appError } from '../errors.ts';
 
 /**
  * Room a job reserves for its gzip-compressed result before it starts, per byte of upload. Measured: the
@@ -34,11 +34,9 @@ export function describeHeadroom(h: StoreHeadroom): string {
 
 /** A job whose result does not fit: refused up front (503) or failed with this code while it runs. */
 export function storeFullError(where: string, neededBytes: number, freeBytes: number): AppError {
-  return new AppError(
-    'job_store_full',
-    503,
-    `The job store has no room for this job's result (${where}: about ${Math.ceil(neededBytes / MiB)} MiB ` +
-      `needed, ${Math.max(0, Math.floor(freeBytes / MiB))} MiB free). Try again after earlier jobs expire, ` +
-      'or send a smaller file.',
-  );
+  return appError('JOB_STORE_FULL', {
+    where,
+    neededMiB: Math.ceil(neededBytes / MiB),
+    freeMiB: Math.max(0, Math.floor(freeBytes / MiB)),
+  });
 }

@@ -30,7 +30,7 @@ import type { Logger } from 'pino';
 import type { BulkProgress, BulkSummary, RunBulkOptions, RunnerChoice } from '../bulk/pipeline.ts';
 import type { ChunkRunner } from '../bulk/runner.ts';
 import type { Config } from '../config.ts';
-import { AppError } from '../errors.ts';
+import { AppError, appError, entryEnvelope, errorEnvelope } from '../errors.ts';
 import { newJobId } from '../jobs/job-id.ts';
 import { reservationFor } from '../jobs/result-quota.ts';
 import type { StoreHeadroom } from '../jobs/result-quota.ts';
@@ -79,19 +79,7 @@ export interface SpooledUpload {
 /** Maps any error of a bulk run to the job's error object (the v1 envelope shape). */
 export type ErrorMapper = (err: unknown) => JobError;
 
-const defaultErrorMapper: ErrorMapper = (err) => {
-  if (err instanceof AppError) {
-    const out: JobError = {
-      code: err.code,
-      message: err.code === 'internal_error' ? 'An internal error occurred.' : err.message,
-    };
-    if (err.fieldErrors && err.fieldErrors.length > 0) {
-      out.field_errors = err.fieldErrors.map((f) => ({ field: f.field, message: f.message }));
-    }
-    return out;
-  }
-  return { code: 'internal_error', message: 'An internal error occurred.' };
-};
+const defaultErrorMapper: ErrorMapper = (err) => errorEnvelope(err instanceof AppError ? err : AppError.internal(err));
 
 /** A Writable that groups the compressed output into ~1 MiB segments and appends them to the job store. */
 class ResultSink extends Writable {
@@ -190,7 +178,7 @@ export class AsyncJobs {
         const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
         bytes += buf.length;
         if (bytes > max) {
-          throw new AppError('validation_error', 413, `The file is larger than the ${max}-byte limit.`);
+          throw appError('CSV_TOO_LARGE', { limit: max });
         }
         digest.update(buf);
         if (!file.write(buf)) await new Promise<void>((resolve) => file.once('drain', () => resolve()));
@@ -230,7 +218,7 @@ export class AsyncJobs {
   ): Promise<{ record: JobRecord; created: boolean }> {
     if (this.#closed) {
       await this.discard(upload);
-      throw new AppError('internal_error', 503, 'The service is shutting down.');
+      throw appError('SHUTTING_DOWN');
     }
     const now = new Date();
     const record: JobRecord = {
@@ -380,9 +368,7 @@ export class AsyncJobs {
       gzip.destroy();
       sink.destroy();
       await stored;
-      const error = signal.aborted
-        ? { code: 'internal_error', message: 'The service shut down before the job finished. Submit the file again.' }
-        : this.#mapError(cause);
+      const error = signal.aborted ? entryEnvelope('JOB_SHUTDOWN_BEFORE_FINISH') : this.#mapError(cause);
       log.warn({ err: (cause as Error)?.message, code: error.code }, 'async job failed');
       await this.#markFailed(id, error);
       metrics.jobTransitions.inc({ status: 'failed' });
@@ -399,10 +385,7 @@ export class AsyncJobs {
     if (this.#closed) return;
     this.#closed = true;
     for (const p of this.#waiting.splice(0)) {
-      await this.#markFailed(p.record.id, {
-        code: 'internal_error',
-        message: 'The service shut down before the job started. Submit the file again.',
-      });
+      await this.#markFailed(p.record.id, entryEnvelope('JOB_SHUTDOWN_BEFORE_START'));
       await rm(p.path, { force: true }).catch(() => undefined);
     }
     const running = [...this.#running.values()];

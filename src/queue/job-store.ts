@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { DiskResults } from '../jobs/disk-results.ts';
 import { missingJobError } from '../jobs/job-id.ts';
+import { entryEnvelope } from '../errors.ts';
 import type { StoreHeadroom } from '../jobs/result-quota.ts';
 
 export type JobStatus = 'queued' | 'running' | 'completed' | 'failed';
@@ -102,10 +103,7 @@ export interface JobStore {
 }
 
 /** The message a job gets when the process that ran it stopped before finishing. */
-export const ABANDONED_ERROR: JobError = {
-  code: 'internal_error',
-  message: 'The service instance running this job stopped before it finished. Submit the file again.',
-};
+export const ABANDONED_ERROR: JobError = entryEnvelope('JOB_ABANDONED');
 
 /** Applies the lease rule: an unfinished job without a live owner is reported as failed. */
 export function withLease(record: JobRecord, now = Date.now()): JobRecord {

@@ -17,7 +17,7 @@ import { z } from 'zod';
 import { calculate } from '../domain/calculate.ts';
 import { RULE_SET_ID } from '../domain/rule-set.ts';
 import type { CalculationResult } from '../domain/types.ts';
-import type { ErrorCode } from '../errors.ts';
+import { entryEnvelope, type ErrorArgs, type ErrorName } from '../errors.ts';
 import {
   CalculationRequestSchema,
   MAX_FIELD_ERRORS,
@@ -555,7 +555,11 @@ function validationExamples(): Record<string, ZodOpenApiExampleObject> {
   return out;
 }
 
-const errorExample = (code: ErrorCode, message: string) => ({ value: { code, message } });
+/** The field-error text csv-layout.ts gives a missing required column (the 400 example below). */
+const MISSING_COLUMN = 'is a required column and is missing';
+
+/** An error example: the envelope the catalogue entry (src/errors.ts) answers, never a hand-written copy. */
+const errorExample = <K extends ErrorName>(name: K, ...args: ErrorArgs<K>) => ({ value: entryEnvelope(name, ...args) });
 
 // ---------------------------------------------------------------------------------------------------------------
 // Headers and reusable responses
@@ -661,20 +665,16 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
             content: { 'application/json': { schema: CalculationResultSchema, examples: responseExamples() } },
           },
           '400': errorResponse('The body is not UTF-8, not JSON, or not a JSON object (code invalid_json).', {
-            not_json: errorExample('invalid_json', 'The request body is not valid JSON.'),
-            not_object: errorExample('invalid_json', 'The request body must be a JSON object.'),
+            not_utf8: errorExample('BODY_NOT_UTF8'),
+            not_json: errorExample('BODY_NOT_JSON'),
+            not_object: errorExample('BODY_NOT_OBJECT'),
           }),
           '413': errorResponse(`The body is larger than ${fmt(limits.maxBodyBytes)} bytes (code validation_error).`, {
-            too_large: errorExample(
-              'validation_error',
-              `The request body is larger than the limit of ${limits.maxBodyBytes} bytes.`,
-            ),
+            too_large: errorExample('BODY_TOO_LARGE', { limit: limits.maxBodyBytes }),
           }),
           '415': errorResponse('The content type is not JSON (code unsupported_media_type).', {
-            not_json: errorExample(
-              'unsupported_media_type',
-              'The request body must be JSON: send Content-Type: application/json.',
-            ),
+            not_json: errorExample('JSON_CONTENT_TYPE'),
+            encoded: errorExample('JSON_CONTENT_ENCODING'),
           }),
           '422': {
             description:
@@ -688,7 +688,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
             },
           },
           '500': errorResponse('Unexpected failure (code internal_error). Never carries internal detail.', {
-            internal: errorExample('internal_error', 'An internal error occurred.'),
+            internal: errorExample('INTERNAL'),
           }),
         },
       },
@@ -755,35 +755,29 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
               'application/json': {
                 schema: z.union([FieldValidationErrorBodySchema, ErrorSchema]),
                 examples: {
-                  missing_column: {
-                    value: {
-                      code: 'validation_error',
-                      message:
-                        'The CSV header is invalid: column "dependency_status" is a required column and is missing.',
-                      field_errors: [{ field: 'dependency_status', message: 'is a required column and is missing' }],
-                    },
-                  },
+                  missing_column: errorExample(
+                    'CSV_HEADER_INVALID',
+                    { column: '"dependency_status"', problem: MISSING_COLUMN, more: '', allowed: '' },
+                    { fieldErrors: [{ field: 'dependency_status', message: MISSING_COLUMN }] },
+                  ),
+                  empty: errorExample('CSV_EMPTY'),
+                  one_file: errorExample('MULTIPART_ONE_FILE'),
                 },
               },
             },
           },
           '406': errorResponse('The Accept header asks for a format other than CSV or NDJSON.', {
-            not_acceptable: errorExample(
-              'unsupported_media_type',
-              'Accept must allow text/csv or application/x-ndjson.',
-            ),
+            not_acceptable: errorExample('UPLOAD_NOT_ACCEPTABLE'),
           }),
           '413': errorResponse('The file is larger than the byte or row limit (code validation_error).', {
-            too_large: errorExample('validation_error', 'The file has more data rows than the limit.'),
+            too_large: errorExample('CSV_TOO_LARGE', { limit: limits.bulkMaxBytes }),
+            too_many_rows: errorExample('CSV_TOO_MANY_ROWS', { maxRows: limits.bulkMaxRows }),
           }),
           '415': errorResponse('The content type is not text/csv or multipart/form-data.', {
-            not_csv: errorExample(
-              'unsupported_media_type',
-              'Send the file as text/csv or as multipart/form-data (field file).',
-            ),
+            not_csv: errorExample('UPLOAD_MEDIA_TYPE'),
           }),
           '500': errorResponse('Unexpected failure before the response started (code internal_error).', {
-            internal: errorExample('internal_error', 'An internal error occurred.'),
+            internal: errorExample('INTERNAL'),
           }),
           '503': {
             description:

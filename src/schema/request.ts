@@ -9,7 +9,7 @@
  */
 import 'zod-openapi';
 import { z } from 'zod';
-import type { FieldError } from '../errors.ts';
+import { counted, ERRORS, type FieldError, renderTemplate } from '../errors.ts';
 import type { CalculationInput } from '../domain/types.ts';
 import { type LimitTable, STATUTORY_LIMIT_TABLE } from '../domain/limits.ts';
 import { AwardYearField, checkAwardYear, defaultAwardYear } from './award-year.ts';
@@ -32,7 +32,7 @@ export const MAX_TERMS = 4;
  */
 export const MAX_INSPECTED_TERMS = 16;
 /** Longest field_errors list returned; the envelope's message gives the full count when it is cut. */
-export const MAX_FIELD_ERRORS = 100;
+export { MAX_FIELD_ERRORS } from '../errors.ts';
 
 export const DEPENDENCY_STATUSES = ['dependent', 'independent'] as const;
 export const DEGREE_LEVELS = ['undergraduate', 'graduate', 'professional'] as const;
@@ -249,7 +249,7 @@ export type CalculationRequestInput = z.input<typeof CalculationRequestSchema>;
 
 /** The 422 envelope's message for `count` offending fields. */
 export function validationMessage(count: number): string {
-  return count === 1 ? 'The request has 1 invalid field.' : `The request has ${count} invalid fields.`;
+  return renderTemplate(ERRORS.REQUEST_INVALID.message, { invalidFields: counted(count, 'invalid field') });
 }
 
 export type ParseResult = { ok: true; value: CalculationInput } | { ok: false; fieldErrors: FieldError[] };
