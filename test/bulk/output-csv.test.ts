@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { stringify } from 'csv-stringify/sync';
@@ -212,5 +213,27 @@ describe('the output-column table', () => {
       'credits_enrolled',
       "'-bad",
     ]);
+  });
+});
+
+describe('the README', () => {
+  it('lists the result columns of the table, in order', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const start = readme.indexOf('<!-- output columns (issue 15 item 4)');
+    const end = readme.indexOf('<!-- end of the output columns section -->');
+    expect(start).toBeGreaterThanOrEqual(0);
+    const listed = readme
+      .slice(start, readme.indexOf('These result columns are one table', start))
+      .match(/`[a-z_|]+`/g)!
+      .map((token) => token.slice(1, -1))
+      // `equal_sub|unsub|grad_plus` stands for equal_sub, equal_unsub, equal_grad_plus
+      .flatMap((token) => {
+        const [first, ...rest] = token.split('|');
+        const prefix = first!.replace(/sub$/, '');
+        return [first!, ...rest.map((part) => prefix + part)];
+      })
+      .filter((name) => name !== 'ok' && name !== 'error'); // row_status's values
+    expect(end).toBeGreaterThan(start);
+    expect(listed).toEqual(RESULT_COLUMNS);
   });
 });
