@@ -69,36 +69,7 @@ const NULLABLE_TERM_COLUMNS: ReadonlySet<string> = new Set([
   'prior_disbursement_grad_plus',
 ]);
 
-/** Columns appended to every output row, after the echoed input columns. */
-export const RESULT_COLUMNS = [
-  'row_status',
-  'error_code',
-  'error_field',
-  'error_message',
-  'annual_ft_credits',
-  'reduced_annual_pct',
-  'annual_basic_eligibility_sub',
-  'annual_basic_eligibility_unsub',
-  'annual_basic_eligibility_grad_plus',
-  'show_both_options',
-  'warnings',
-  'enrollment_status',
-  'enrollment_intensity_pct',
-  'disbursement_pct',
-  'equal_sub',
-  'equal_unsub',
-  'equal_grad_plus',
-  'proportional_sub',
-  'proportional_unsub',
-  'proportional_grad_plus',
-  'adjustment_sub',
-  'adjustment_unsub',
-  'adjustment_grad_plus',
-  'adjustment_source_index',
-  'adjustment_explanation',
-  'final_term_overdisbursement',
-  'term_warning',
-] as const;
+// The output's result columns (after the echoed input columns) are in output-columns.ts.
 
 /** The file's header, resolved: where each known column is (-1 when absent). */
 export interface CsvLayout {

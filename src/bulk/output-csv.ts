@@ -7,8 +7,9 @@
  * is a plain decimal number (`-90`, `+5`, `10.5`), which is left exactly as it is. It applies to echoed input
  * cells, ids, labels, messages and warnings; computed numeric cells are written as numbers and never altered.
  */
-import type { CalculationResult, DisbursementOption, TermResult } from '../domain/types.ts';
-import { RESULT_COLUMNS, type CsvLayout } from './csv-layout.ts';
+import type { CalculationResult, TermResult } from '../domain/types.ts';
+import type { CsvLayout } from './csv-layout.ts';
+import { OUTPUT_COLUMNS, RESULT_COLUMNS, type CellValue, type RowOutcome } from './output-columns.ts';
 
 const NEEDS_QUOTES = /[",\r\n]/;
 const PLAIN_NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
@@ -40,6 +41,17 @@ export function outputHeaderLine(layout: CsvLayout): string {
   return `${[...layout.columns, ...RESULT_COLUMNS].join(',')}\n`;
 }
 
+/**
+ * A result cell, written by its value's type: a number as JavaScript prints it (never altered), a boolean as
+ * true/false, null as an empty cell, a string as a text cell.
+ */
+export function formatCell(value: CellValue): string {
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string') return textCell(value);
+  if (value === null) return '';
+  return value ? 'true' : 'false';
+}
+
 /** The echoed input cells of a row, padded or cut to the header's width, each followed by a comma. */
 function echo(cells: readonly string[], width: number): string {
   let out = '';
@@ -67,8 +79,16 @@ function echoRow(cells: readonly string[], width: number, raw: string | undefine
   return echo(cells, width);
 }
 
-/** Empty result columns after row_status..error_message (23 of them). */
-const EMPTY_RESULTS = ','.repeat(RESULT_COLUMNS.length - 4);
+/** The error row's result cells: the row-level columns from the outcome, the student and term columns empty. */
+function errorResultCells(outcome: RowOutcome): string {
+  let out = '';
+  for (let i = 0; i < OUTPUT_COLUMNS.length; i++) {
+    const column = OUTPUT_COLUMNS[i]!;
+    if (i > 0) out += ',';
+    if (column.level === 'row') out += formatCell(column.read(outcome));
+  }
+  return out;
+}
 
 /** One error row (`raw` as for okRowLine): the input echoed, status `error`, the code, field(s) and message, result columns empty. */
 export function errorRowLine(
@@ -79,36 +99,38 @@ export function errorRowLine(
   message: string,
   raw?: string,
 ): string {
-  return `${echoRow(cells, width, raw)}error,${code},${textCell(field)},${textCell(message)}${EMPTY_RESULTS}\n`;
+  return `${echoRow(cells, width, raw)}${errorResultCells({ status: 'error', code, field, message })}\n`;
 }
 
-function option(o: DisbursementOption | null): string {
-  return o === null ? ',,' : `${o.subsidized},${o.unsubsidized},${o.grad_plus}`;
-}
+const OK: RowOutcome = { status: 'ok' };
 
-/** The student-level result cells shared by every row of the student (annual_ft_credits..warnings). */
-export function studentResultCells(result: CalculationResult): string {
-  return (
-    `${result.annual_ft_credits},${result.reduced_annual_pct},${result.annual_basic_eligibility_sub},` +
-    `${result.annual_basic_eligibility_unsub},${result.annual_basic_eligibility_grad_plus},` +
-    `${result.show_both_options ? 'true' : 'false'},${textCell(result.warnings.join(' | '))}`
+/**
+ * The cells an ok row of the student shares with its other rows, by column index of OUTPUT_COLUMNS: the row-level
+ * columns (status `ok`) and the student-level columns read from `result`; term-level entries are ''.
+ */
+export function studentResultCells(result: CalculationResult): readonly string[] {
+  return OUTPUT_COLUMNS.map((column) =>
+    column.level === 'row'
+      ? formatCell(column.read(OK))
+      : column.level === 'student'
+        ? formatCell(column.read(result))
+        : '',
   );
 }
 
-/** One ok row (`raw`: the line `cells` were split from, if any): the input echoed, status `ok`, the student-level cells, then the term's results. */
+/** One ok row (`raw`: the line `cells` were split from, if any): the input echoed, then the result columns — the student's shared cells (studentResultCells) and the term's own. */
 export function okRowLine(
   cells: readonly string[],
   width: number,
-  studentCells: string,
+  studentCells: readonly string[],
   term: TermResult,
   raw?: string,
 ): string {
-  return (
-    `${echoRow(cells, width, raw)}ok,,,,${studentCells},${csvCell(term.enrollment_status)},` +
-    `${term.enrollment_intensity_pct},${term.disbursement_pct},${option(term.equal)},${option(term.proportional)},` +
-    `${term.adjustment_sub},${term.adjustment_unsub},${term.adjustment_grad_plus},` +
-    `${term.adjustment_source_index === null ? '' : term.adjustment_source_index},` +
-    `${textCell(term.adjustment_explanation)},${term.final_term_overdisbursement ? 'true' : 'false'},` +
-    `${textCell(term.warning)}\n`
-  );
+  let out = echoRow(cells, width, raw);
+  for (let i = 0; i < OUTPUT_COLUMNS.length; i++) {
+    const column = OUTPUT_COLUMNS[i]!;
+    if (i > 0) out += ',';
+    out += column.level === 'term' ? formatCell(column.read(term)) : studentCells[i]!;
+  }
+  return `${out}\n`;
 }

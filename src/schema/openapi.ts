@@ -33,7 +33,8 @@ import {
   FieldValidationErrorBodySchema,
 } from './response.ts';
 import { INVALID_EXAMPLES, WORKED_EXAMPLES, type WorkedExample } from './examples.ts';
-import { INPUT_COLUMNS, REQUIRED_COLUMNS, RESULT_COLUMNS, TERM_COLUMNS, type InputColumn } from '../bulk/csv-layout.ts';
+import { INPUT_COLUMNS, REQUIRED_COLUMNS, TERM_COLUMNS, type InputColumn } from '../bulk/csv-layout.ts';
+import { describeColumn, OUTPUT_COLUMNS } from '../bulk/output-columns.ts';
 import { MAX_CREDITS, MAX_DECIMAL_PLACES, MAX_DECIMAL_STRING_LENGTH, MAX_MONEY } from './decimal.ts';
 import { supportedAwardYears } from '../domain/limits.ts';
 import { awardYearsPhrase, dependentFirstYear, graduateFigures, limitTableMarkdown } from './limits-prose.ts';
@@ -357,19 +358,8 @@ const BULK_COLUMN_MAPPING: Readonly<Record<InputColumn, string>> = {
 
 const TERM_LEVEL: ReadonlySet<string> = new Set(TERM_COLUMNS);
 
-const RESULT_COLUMN_NOTES: Partial<Record<(typeof RESULT_COLUMNS)[number], string>> = {
-  row_status: 'ok | error',
-  error_field: 'the CSV column at fault',
-  warnings: 'joined with " | "',
-  proportional_sub: 'empty when not offered',
-  proportional_unsub: 'empty when not offered',
-  proportional_grad_plus: 'empty when not offered',
-};
-
-/** The result columns appended to every output row, with notes. */
-export const BULK_OUTPUT_COLUMNS: readonly string[] = RESULT_COLUMNS.map((c) =>
-  RESULT_COLUMN_NOTES[c] === undefined ? c : `${c} (${RESULT_COLUMN_NOTES[c]})`,
-);
+/** The result columns appended to every output row, with notes (from the output-column table). */
+export const BULK_OUTPUT_COLUMNS: readonly string[] = OUTPUT_COLUMNS.map(describeColumn);
 
 function bulkDescription(limits: Required<NonNullable<OpenApiOptions['limits']>>): string {
   return [

@@ -6,10 +6,11 @@ import { parse } from 'csv-parse/sync';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { runBulk, type BulkFormat, type BulkSummary, type RunnerChoice } from '../../src/bulk/pipeline.ts';
 import type { ChunkRunner } from '../../src/bulk/runner.ts';
-import type { InputColumn, RESULT_COLUMNS } from '../../src/bulk/csv-layout.ts';
+import type { InputColumn } from '../../src/bulk/csv-layout.ts';
+import type { ResultColumn } from '../../src/bulk/output-columns.ts';
 
 /** One output row read back, keyed by column name. */
-export type OutputRow = Record<InputColumn | (typeof RESULT_COLUMNS)[number], string>;
+export type OutputRow = Record<InputColumn | ResultColumn, string>;
 
 export const ROOT = new URL('../../', import.meta.url);
 export const SAMPLE_CSV = new URL('samples/sample.csv', ROOT);

@@ -1,9 +1,21 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { stringify } from 'csv-stringify/sync';
 import { parse } from 'csv-parse/sync';
-import { csvCell, errorRowLine, isFormulaLike, outputHeaderLine, textCell } from '../../src/bulk/output-csv.ts';
-import { RESULT_COLUMNS, readHeader } from '../../src/bulk/csv-layout.ts';
+import {
+  csvCell,
+  errorRowLine,
+  isFormulaLike,
+  okRowLine,
+  outputHeaderLine,
+  studentResultCells,
+  textCell,
+} from '../../src/bulk/output-csv.ts';
+import { readHeader } from '../../src/bulk/csv-layout.ts';
+import { OUTPUT_COLUMNS, RESULT_COLUMNS } from '../../src/bulk/output-columns.ts';
+import { BULK_OUTPUT_COLUMNS } from '../../src/schema/openapi.ts';
+import type { CalculationResult, TermResult } from '../../src/domain/types.ts';
 import { HEADER } from './helpers.ts';
 
 describe('csvCell', () => {
@@ -99,5 +111,129 @@ describe('echo of a row sent as a raw line', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+/** Parses one output line and names its result cells (the cells after the `width` echoed input cells). */
+function resultCells(line: string, width: number): Record<string, string> {
+  const row = (parse(line) as string[][])[0]!;
+  expect(row).toHaveLength(width + RESULT_COLUMNS.length);
+  return Object.fromEntries(RESULT_COLUMNS.map((name, i) => [name, row[width + i]!]));
+}
+
+// A result written by hand (not computed): the test is about where each value lands, not about the rules.
+const TERM: TermResult = {
+  label: 'Fall',
+  enrollment_status: 'three_quarter_time',
+  enrollment_intensity_pct: 75,
+  disbursement_pct: 37.5,
+  adjustment_sub: -12,
+  adjustment_unsub: 0,
+  adjustment_grad_plus: 7,
+  adjustment_explanation: '=moved from term 2',
+  adjustment_source_index: 1,
+  credits_enrolled: 9,
+  full_time_credits: 12,
+  equal: { subsidized: 1313, unsubsidized: 750, grad_plus: 0 },
+  proportional: { subsidized: 1200, unsubsidized: 800, grad_plus: 5 },
+  final_term_overdisbursement: true,
+  warning: 'term, with a comma',
+};
+const RESULT: CalculationResult = {
+  annual_ft_credits: 24,
+  reduced_annual_pct: 87.5,
+  annual_basic_eligibility_sub: 3063,
+  annual_basic_eligibility_unsub: 1750,
+  annual_basic_eligibility_grad_plus: 0,
+  show_both_options: false,
+  terms: [TERM],
+  total_equal: { subsidized: 1313, unsubsidized: 750, grad_plus: 0 },
+  total_proportional: { subsidized: 1200, unsubsidized: 800, grad_plus: 5 },
+  warnings: ['first', '-second'],
+};
+
+describe('the output-column table', () => {
+  it('names each column once, and the OpenAPI list is the table with its notes', () => {
+    expect(new Set(RESULT_COLUMNS).size).toBe(OUTPUT_COLUMNS.length);
+    expect(BULK_OUTPUT_COLUMNS.map((c) => c.split(' ')[0])).toEqual(RESULT_COLUMNS);
+    expect(BULK_OUTPUT_COLUMNS).toContain('proportional_sub (empty when not offered)');
+    expect(BULK_OUTPUT_COLUMNS).toContain('warnings (joined with " | ")');
+  });
+
+  it('puts each value of an ok row under its own column, written by its type', () => {
+    const line = okRowLine(['S1', 'Fall'], 2, studentResultCells(RESULT), TERM);
+    expect((parse(line) as string[][])[0]!.slice(0, 2)).toEqual(['S1', 'Fall']);
+    expect(resultCells(line, 2)).toEqual({
+      row_status: 'ok',
+      error_code: '',
+      error_field: '',
+      error_message: '',
+      annual_ft_credits: '24',
+      reduced_annual_pct: '87.5',
+      annual_basic_eligibility_sub: '3063',
+      annual_basic_eligibility_unsub: '1750',
+      annual_basic_eligibility_grad_plus: '0',
+      show_both_options: 'false',
+      warnings: 'first | -second',
+      enrollment_status: 'three_quarter_time',
+      enrollment_intensity_pct: '75',
+      disbursement_pct: '37.5',
+      equal_sub: '1313',
+      equal_unsub: '750',
+      equal_grad_plus: '0',
+      proportional_sub: '1200',
+      proportional_unsub: '800',
+      proportional_grad_plus: '5',
+      adjustment_sub: '-12',
+      adjustment_unsub: '0',
+      adjustment_grad_plus: '7',
+      adjustment_source_index: '1',
+      adjustment_explanation: "'=moved from term 2",
+      final_term_overdisbursement: 'true',
+      term_warning: 'term, with a comma',
+    });
+  });
+
+  it('leaves the proportional option and the adjustment source empty when the result has none', () => {
+    const term: TermResult = { ...TERM, proportional: null, adjustment_source_index: null };
+    const cells = resultCells(okRowLine(['S1'], 1, studentResultCells({ ...RESULT, terms: [term] }), term), 1);
+    expect([cells.proportional_sub, cells.proportional_unsub, cells.proportional_grad_plus]).toEqual(['', '', '']);
+    expect(cells.adjustment_source_index).toBe('');
+    expect(cells.equal_sub).toBe('1313');
+  });
+
+  it('fills only the row-level columns of an error row, formula-protected', () => {
+    const cells = resultCells(errorRowLine(['S1', ''], 2, 'validation_error', 'credits_enrolled', '-bad'), 2);
+    for (const column of OUTPUT_COLUMNS) {
+      if (column.level !== 'row') expect(cells[column.name], column.name).toBe('');
+    }
+    expect([cells.row_status, cells.error_code, cells.error_field, cells.error_message]).toEqual([
+      'error',
+      'validation_error',
+      'credits_enrolled',
+      "'-bad",
+    ]);
+  });
+});
+
+describe('the README', () => {
+  it('lists the result columns of the table, in order', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const start = readme.indexOf('<!-- output columns (issue 15 item 4)');
+    const end = readme.indexOf('<!-- end of the output columns section -->');
+    expect(start).toBeGreaterThanOrEqual(0);
+    const listed = readme
+      .slice(start, readme.indexOf('These result columns are one table', start))
+      .match(/`[a-z_|]+`/g)!
+      .map((token) => token.slice(1, -1))
+      // `equal_sub|unsub|grad_plus` stands for equal_sub, equal_unsub, equal_grad_plus
+      .flatMap((token) => {
+        const [first, ...rest] = token.split('|');
+        const prefix = first!.replace(/sub$/, '');
+        return [first!, ...rest.map((part) => prefix + part)];
+      })
+      .filter((name) => name !== 'ok' && name !== 'error'); // row_status's values
+    expect(end).toBeGreaterThan(start);
+    expect(listed).toEqual(RESULT_COLUMNS);
   });
 });
