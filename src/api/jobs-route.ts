@@ -24,7 +24,7 @@ import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { AppError, appError, entryEnvelope, type WireEnvelope } from '../errors.ts';
 import type { AsyncJobs } from '../queue/async-jobs.ts';
 import type { JobRecord, ResultFormat } from '../queue/job-store.ts';
-import { ExtendedErrorSchema, FieldValidationErrorBodySchema } from '../schema/response.ts';
+import { ExtendedErrorSchema } from '../schema/response.ts';
 import { removeSpoolFile } from '../jobs/spool.ts';
 import {
   negotiateUpload,
@@ -265,8 +265,10 @@ export function jobsOpenApiPaths(options: {
 }): ZodOpenApiPathsObject {
   const storage =
     options.store === 'redis'
-      ? 'Jobs and their results are kept in Redis: they survive a restart of the API.'
-      : 'This instance runs without Redis: jobs are kept in process memory and are LOST when the service restarts.';
+      ? 'Jobs and their results (gzip-compressed) are kept in Redis: they survive a restart of the API, and a ' +
+        'restart of Redis when it keeps its append-only file (as the shipped compose and k8s files do).'
+      : 'This instance runs without Redis: job records are kept in process memory (results gzip-compressed on ' +
+        'disk) and are LOST when the service restarts; such a job then answers 410 job_lost.';
   return {
     [JOBS_PATH]: {
       post: {
@@ -277,8 +279,10 @@ export function jobsOpenApiPaths(options: {
           'Accepts the same bodies as POST /v1/calculate/bulk and runs the same pipeline in the background. ' +
           'Poll `status_url`, then fetch `result_url`. The Accept header picks the result format (text/csv by ' +
           'default, or application/x-ndjson). With an `Idempotency-Key` header, repeating a submission returns ' +
-          'the existing job (header `Idempotent-Replayed: true`); reusing a key for a different file is refused ' +
-          `(422). ${storage} A job and its result expire ${options.ttlSeconds} s after the job finished.`,
+          'the existing job (header `Idempotent-Replayed: true`). The key is scoped to the upload: an ' +
+          'Idempotency-Key plus the sha256 of the file and the result format, so the same key with another file ' +
+          `creates another job and a key alone never blocks another caller's file. ${storage} A job and its ` +
+          `result expire ${options.ttlSeconds} s after the job finished; a failed job's partial result is deleted at once.`,
         requestParams: {
           header: z.object({
             'Idempotency-Key': z.string().max(MAX_IDEMPOTENCY_KEY).optional().meta({
@@ -327,10 +331,6 @@ export function jobsOpenApiPaths(options: {
           '415': extendedError('The body is neither text/csv nor multipart/form-data.', {
             not_csv: entryEnvelope('UPLOAD_MEDIA_TYPE'),
           }),
-          '422': {
-            description: 'The Idempotency-Key was already used for a different file or format.',
-            content: { 'application/json': { schema: FieldValidationErrorBodySchema } },
-          },
           '503': extendedError(
             'The job store (Redis) is unavailable, or the service is shutting down (code internal_error), or it ' +
               "has no room for this job's result (code job_store_full).",
