@@ -31,7 +31,7 @@ import { createInlineRunner } from '../src/bulk/runners/inline.ts';
 import { loadConfig } from '../src/config.ts';
 import { createServiceLogger } from '../src/logger.ts';
 import { calculate } from '../src/domain/calculate.ts';
-import { WORKED_EXAMPLES } from '../src/schema/examples.ts';
+import { WORKED_EXAMPLES } from '../src/api/openapi/worked-examples.ts';
 import { parseCalculationRequest } from '../src/schema/request.ts';
 import { benchArgs } from './support/args.ts';
 

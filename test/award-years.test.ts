@@ -18,9 +18,9 @@ import {
   awardYearStart,
   lookupStatutoryLimit,
 } from '../src/domain/limits.ts';
-import { WORKED_EXAMPLES } from '../src/schema/examples.ts';
-import { awardYearsPhrase, limitTableMarkdown } from '../src/schema/limits-prose.ts';
-import { buildOpenApiDocument } from '../src/schema/openapi.ts';
+import { WORKED_EXAMPLES } from '../src/api/openapi/worked-examples.ts';
+import { awardYearsPhrase, limitTableMarkdown } from '../src/api/openapi/limits-prose.ts';
+import { buildOpenApiDocument } from '../src/api/openapi/document.ts';
 import { todayUtc } from '../src/schema/award-year.ts';
 import { parseCalculationRequest } from '../src/schema/request.ts';
 import { type TestServer, baseRequest, postJson, startTestServer } from './api/helpers.ts';
@@ -333,8 +333,13 @@ describe('the OpenAPI document shows the table', () => {
 
 describe('the loan-limit figures live in the table only', () => {
   const SRC = new URL('../src/', import.meta.url);
-  /** Files allowed to hold the figures: the table itself, and the verbatim copy of the spec's worked examples. */
-  const ALLOWED = new Set(['domain/limits.ts', 'schema/examples.ts']);
+  /**
+   * Files allowed to hold the figures: the table itself. Only .ts files are read: the JSON data under
+   * api/openapi/ (worked-examples.json, the verbatim spec copy, and example-texts.json, the engine's own wording)
+   * holds figures by nature and is checked against its source by test/api/examples.test.ts and
+   * test/api/openapi/examples.test.ts.
+   */
+  const ALLOWED = new Set(['domain/limits.ts']);
   /** Lines where such a number is not a dollar figure: [file, text on the line, why]. */
   const NOT_DOLLARS: [string, string, string][] = [
     ['api/json-exact.ts', '`3500.0000000000001` parses to the double 3500', 'an example of JSON number parsing'],

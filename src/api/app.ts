@@ -3,7 +3,7 @@
  * modules (bulk, jobs, ops), the 404 envelope and the one error middleware.
  *
  *   POST /v1/calculate        src/api/calculate-route.ts
- *   GET  /v1/openapi.json     built once per app from the zod schemas (src/schema/openapi.ts)
+ *   GET  /v1/openapi.json     built once per app from the zod schemas (src/api/openapi/document.ts)
  *   GET  /healthz, /readyz    src/api/health-route.ts
  *   extra.routers             mounted in order, before the 404 handler
  *
@@ -14,7 +14,7 @@ import express, { type Express, type Router } from 'express';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { AppContext } from './context.ts';
 import { appError } from '../errors.ts';
-import { buildOpenApiDocument } from '../schema/openapi.ts';
+import { buildOpenApiDocument } from './openapi/document.ts';
 import { calculateRouter } from './calculate-route.ts';
 import { errorMiddleware, sendError } from './error-envelope.ts';
 import { healthRouter } from './health-route.ts';

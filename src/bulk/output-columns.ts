@@ -2,7 +2,7 @@
  * The result columns of the bulk CSV output (architecture.md "Bulk CSV layout (v1)"), one table row per column:
  * its name, its level and how its value is read. Every output row is the echoed input cells followed by these
  * columns in this order. The output header, the cells of ok rows and error rows, and the column list of the
- * OpenAPI description are all built from this table (src/bulk/output-csv.ts, src/schema/openapi.ts).
+ * OpenAPI description are all built from this table (src/bulk/output-csv.ts, src/api/openapi/bulk-prose.ts).
  *
  * Levels:
  *  - `row`: the row's outcome, filled on ok rows and error rows alike (status, error code, field, message);

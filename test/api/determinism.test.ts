@@ -3,7 +3,7 @@
  * byte-identical responses, and the same request always gives the same bytes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WORKED_EXAMPLES } from '../../src/schema/examples.ts';
+import { WORKED_EXAMPLES } from '../../src/api/openapi/worked-examples.ts';
 import { postJson, startTestServer, type TestServer } from './helpers.ts';
 
 let srv: TestServer;

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INVALID_EXAMPLES, WORKED_EXAMPLES, EXAMPLES_ABOUT } from '../../src/schema/examples.ts';
+import { INVALID_EXAMPLES, WORKED_EXAMPLES, EXAMPLES_ABOUT } from '../../src/api/openapi/worked-examples.ts';
 import { CalculationResultSchema, FieldValidationErrorBodySchema } from '../../src/schema/response.ts';
 import { fieldPaths, postJson, startTestServer, type TestServer } from './helpers.ts';
 import { SPEC_EXAMPLES_FILE } from '../support/spec.ts';
@@ -18,10 +18,17 @@ afterAll(() => srv.close());
 describe('worked examples', () => {
   // The service ships its own copy (it must not read the spec folder at run time); where the spec folder is
   // present this proves the copy has not drifted.
-  it.runIf(SPEC_EXAMPLES_FILE !== undefined)('the copy in src/schema/examples.ts is the spec file, verbatim', () => {
-    const spec = JSON.parse(readFileSync(SPEC_EXAMPLES_FILE!, 'utf8')) as Record<string, unknown>;
-    expect({ about: EXAMPLES_ABOUT, examples: WORKED_EXAMPLES, invalid: INVALID_EXAMPLES }).toEqual(spec);
-  });
+  it.runIf(SPEC_EXAMPLES_FILE !== undefined)(
+    'the copy in src/api/openapi/worked-examples.json is the spec file, verbatim',
+    () => {
+      const specText = readFileSync(SPEC_EXAMPLES_FILE!, 'utf8');
+      const spec = JSON.parse(specText) as Record<string, unknown>;
+      expect({ about: EXAMPLES_ABOUT, examples: WORKED_EXAMPLES, invalid: INVALID_EXAMPLES }).toEqual(spec);
+      // Byte for byte too (the copy is left out of prettier so it stays the published file).
+      const copy = readFileSync(new URL('../../src/api/openapi/worked-examples.json', import.meta.url), 'utf8');
+      expect(copy === specText).toBe(true);
+    },
+  );
 
   it('has the 17 worked and 6 invalid examples', () => {
     expect(WORKED_EXAMPLES).toHaveLength(17);

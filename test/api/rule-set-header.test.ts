@@ -19,7 +19,7 @@ import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import { loadConfig } from '../../src/config.ts';
 import { AsyncJobs } from '../../src/queue/async-jobs.ts';
 import { MemoryJobStore } from '../../src/queue/job-store.ts';
-import { WORKED_EXAMPLES } from '../../src/schema/examples.ts';
+import { WORKED_EXAMPLES } from '../../src/api/openapi/worked-examples.ts';
 
 /** Written out here, not imported: the test must fail if the constant drifts from this revision of the rules. */
 const RULE_SET = '2026-27.2';

@@ -3,13 +3,13 @@
  * example's expected result. Expected values come from examples.json, never from the code.
  */
 import { expect } from 'vitest';
-import { INVALID_EXAMPLES, WORKED_EXAMPLES, type WorkedExample } from '../../src/schema/examples.ts';
+import { INVALID_EXAMPLES, WORKED_EXAMPLES, type WorkedExample } from '../../src/api/openapi/worked-examples.ts';
 import { HEADER, type OutputRow } from './helpers.ts';
 
 export type Example = WorkedExample;
 type ExampleOption = { subsidized: number; unsubsidized: number; grad_plus: number };
 
-/** The spec's worked examples (src/schema/examples.ts is a verbatim copy of examples.json, checked by test/api). */
+/** The spec's worked examples (src/api/openapi/worked-examples.json is a verbatim copy of examples.json, checked by test/api). */
 export const EXAMPLES: Example[] = WORKED_EXAMPLES;
 
 function cell(value: unknown): string {

@@ -14,7 +14,7 @@ import {
 } from '../../src/bulk/output-csv.ts';
 import { readHeader } from '../../src/bulk/csv-layout.ts';
 import { OUTPUT_COLUMNS, RESULT_COLUMNS } from '../../src/bulk/output-columns.ts';
-import { BULK_OUTPUT_COLUMNS } from '../../src/schema/openapi.ts';
+import { BULK_OUTPUT_COLUMNS } from '../../src/api/openapi/bulk-prose.ts';
 import type { CalculationResult, TermResult } from '../../src/domain/types.ts';
 import { HEADER } from './helpers.ts';
 

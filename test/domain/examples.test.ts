@@ -3,13 +3,13 @@
  * listed in `expected` must match exactly. The free-text fields (warnings, warning, adjustment_explanation)
  * are not in `expected`; the example file leaves their wording to the implementation.
  *
- * The examples come from src/schema/examples.ts, the service's one verbatim copy of the spec file (test/api
+ * The examples come from src/api/openapi/worked-examples.json, the service's one verbatim copy of the spec file (test/api
  * proves it equals shared/spec/examples.json wherever the spec folder is beside the checkout).
  */
 
 import { describe, expect, it } from 'vitest';
 import { calculate } from '../../src/domain/calculate.ts';
-import { WORKED_EXAMPLES } from '../../src/schema/examples.ts';
+import { WORKED_EXAMPLES } from '../../src/api/openapi/worked-examples.ts';
 import { type WireRequest, toInput } from './support/input.ts';
 
 /** The same shape as `expected`, with the values taken from `actual` (missing fields stay missing). */

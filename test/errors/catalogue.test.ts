@@ -21,7 +21,7 @@ import {
   type ErrorEntry,
   type ErrorName,
 } from '../../src/errors.ts';
-import { buildOpenApiDocument } from '../../src/schema/openapi.ts';
+import { buildOpenApiDocument } from '../../src/api/openapi/document.ts';
 import { jobsOpenApiPaths } from '../../src/api/jobs-route.ts';
 
 const SRC = join(import.meta.dirname, '..', '..', 'src');

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorMiddleware } from '../../src/api/error-envelope.ts';
 import { JobSchema, jobsOpenApiPaths, jobsRouter } from '../../src/api/jobs-route.ts';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { buildOpenApiDocument } from '../../src/schema/openapi.ts';
+import { buildOpenApiDocument } from '../../src/api/openapi/document.ts';
 import { runBulk } from '../../src/bulk/pipeline.ts';
 import type { BulkFormat } from '../../src/bulk/pipeline.ts';
 import type { ChunkOutput, ChunkRunner, ChunkTask } from '../../src/bulk/runner.ts';

@@ -3,7 +3,7 @@
  * every offending field, and safety with hostile objects.
  */
 import { describe, expect, it } from 'vitest';
-import { INVALID_EXAMPLES, WORKED_EXAMPLES } from '../../src/schema/examples.ts';
+import { INVALID_EXAMPLES, WORKED_EXAMPLES } from '../../src/api/openapi/worked-examples.ts';
 import { parseCalculationRequest, formatPath } from '../../src/schema/request.ts';
 
 const minimal = () => ({

@@ -2,7 +2,7 @@
  * Where the project's published spec folder (shared/spec: examples.json, rules.md) is, when it is there: next
  * to the checkout (`<repo>/../shared/spec`, how CI and every developer machine lay it out) or where
  * SOR_SPEC_DIR points. The service never reads it at run time; tests use it only to prove the copy shipped in
- * src/schema/examples.ts has not drifted from the published file.
+ * src/api/openapi/worked-examples.json has not drifted from the published file.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

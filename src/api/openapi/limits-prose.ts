@@ -3,7 +3,7 @@
  * loan-limit figure or citation is written twice: the award years, a table of every row with its effective date,
  * citation and links, the graduate and professional figures of the legal basis, and the sample CSV's amounts.
  */
-import { type LimitTable, STATUTORY_LIMIT_TABLE, type StatutoryLimitRow } from '../domain/limits.ts';
+import { type LimitTable, STATUTORY_LIMIT_TABLE, type StatutoryLimitRow } from '../../domain/limits.ts';
 
 /** "1234567" → "$1,234,567" (the table holds whole dollars as decimal strings). */
 export function wholeDollars(amount: string): string {

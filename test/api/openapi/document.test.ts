@@ -6,15 +6,15 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { z } from 'zod';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../src/schema/openapi.ts';
-import { ERROR_CODES } from '../../src/errors.ts';
-import { INVALID_EXAMPLES, WORKED_EXAMPLES } from '../../src/schema/examples.ts';
-import { parseCalculationRequest } from '../../src/schema/request.ts';
-import { CalculationResultSchema } from '../../src/schema/response.ts';
-import { calculate } from '../../src/domain/calculate.ts';
-import { jobsOpenApiPaths } from '../../src/api/jobs-route.ts';
+import { buildOpenApiDocument } from '../../../src/api/openapi/document.ts';
+import { ERROR_CODES } from '../../../src/errors.ts';
+import { INVALID_EXAMPLES, WORKED_EXAMPLES } from '../../../src/api/openapi/worked-examples.ts';
+import { parseCalculationRequest } from '../../../src/schema/request.ts';
+import { CalculationResultSchema } from '../../../src/schema/response.ts';
+import { calculate } from '../../../src/domain/calculate.ts';
+import { jobsOpenApiPaths } from '../../../src/api/jobs-route.ts';
 import { readFileSync } from 'node:fs';
-import { SPEC_RULES_FILE } from '../support/spec.ts';
+import { SPEC_RULES_FILE } from '../../support/spec.ts';
 
 type Json = Record<string, unknown>;
 interface MediaType {
@@ -236,7 +236,7 @@ describe('OpenAPI 3.1 document', () => {
     expect(spec.length).toBe(15);
     const description = op('/v1/calculate', 'post').description ?? '';
     expect(tableRows(description, /^### Readings chosen where the sources disagree/)).toEqual(spec);
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
     expect(tableRows(readme, /^## Which readings of the regulation this service takes/)).toEqual(spec);
   });
 

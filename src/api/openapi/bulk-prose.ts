@@ -1,0 +1,84 @@
+/**
+ * The OpenAPI prose of POST /v1/calculate/bulk: the input-column table (keyed by the bulk pipeline's own column
+ * list, so none is missed), the output columns (from the output-column table) and the limits.
+ */
+import { INPUT_COLUMNS, REQUIRED_COLUMNS, TERM_COLUMNS, type InputColumn } from '../../bulk/csv-layout.ts';
+import { describeColumn, OUTPUT_COLUMNS } from '../../bulk/output-columns.ts';
+import { supportedAwardYears } from '../../domain/limits.ts';
+import { fmt, type DocumentLimits } from './prose.ts';
+
+/** What each bulk input column maps to (keyed by the bulk pipeline's own column list, so none is missed). */
+const BULK_COLUMN_MAPPING: Readonly<Record<InputColumn, string>> = {
+  student_id: 'BulkResult.student_id (string, kept verbatim)',
+  term_label: 'Term.label',
+  full_time_credits: 'Term.full_time_credits',
+  credits_enrolled: 'Term.credits_enrolled',
+  actual_final_credits: 'Term.actual_final_credits (empty cell = null)',
+  prior_disbursement_sub: 'Term.prior_disbursement_sub (empty cell = null)',
+  prior_disbursement_unsub: 'Term.prior_disbursement_unsub (empty cell = null)',
+  prior_disbursement_grad_plus: 'Term.prior_disbursement_grad_plus (empty cell = null)',
+  dependency_status: 'CalculationRequest.dependency_status',
+  degree_level: 'CalculationRequest.degree_level (empty = default)',
+  grade_level: 'CalculationRequest.grade_level (empty = null)',
+  academic_year_terms: 'CalculationRequest.academic_year_terms (empty = null)',
+  cost_of_attendance: 'CalculationRequest.cost_of_attendance (empty = null)',
+  is_legacy_borrower: 'CalculationRequest.is_legacy_borrower (true/false, yes/no, 1/0; empty = false)',
+  plus_denied: 'CalculationRequest.plus_denied (true/false, yes/no, 1/0; empty = false)',
+  subsidized_amount:
+    'CalculationRequest.subsidized_amount (no column or empty = left out: 0, with the warning that no subsidized ' +
+    'eligibility was assumed for an undergraduate)',
+  total_limit: 'CalculationRequest.total_limit (empty = null)',
+  final_period_of_program: 'CalculationRequest.final_period_of_program (true/false, yes/no, 1/0; empty = false)',
+  academic_year_credits:
+    'CalculationRequest.academic_year_credits (empty = null; required when final_period_of_program is true for an ' +
+    'undergraduate)',
+  award_year: `CalculationRequest.award_year (empty = the award year in force today; supported: ${supportedAwardYears().join(', ')})`,
+};
+
+const TERM_LEVEL: ReadonlySet<string> = new Set(TERM_COLUMNS);
+
+/** The result columns appended to every output row, with notes (from the output-column table). */
+export const BULK_OUTPUT_COLUMNS: readonly string[] = OUTPUT_COLUMNS.map(describeColumn);
+
+export function bulkDescription(limits: DocumentLimits): string {
+  return [
+    'Calculates many students in one call, with exactly the rules of POST /v1/calculate applied to each student. ' +
+      'The file is streamed: memory stays flat as files grow. The output has exactly one row per input row, in ' +
+      'input order; a student whose data is invalid (or whose chunk could not be computed) becomes error rows, ' +
+      'never missing rows.',
+    '',
+    '### Input (Content-Type: text/csv, or multipart/form-data with the CSV in the field `file`)',
+    'UTF-8 (a BOM is accepted), a header row, comma-separated, LF or CRLF line ends. **One row per student per ' +
+      'term**; a student’s rows are contiguous and in term order. Header names are matched case-insensitively and ' +
+      'column order is free. An unknown column or a missing required column rejects the whole file (400) naming ' +
+      'the column. Student-level values may repeat on every row of the student or appear on its first row only; a ' +
+      'value that contradicts the first row makes that student an error. A student_id that reappears after other ' +
+      'students is an error for that student (`rows are not contiguous`), never a silent merge.',
+    '',
+    '| Column | Required | Level | Maps to |',
+    '|---|---|---|---|',
+    ...INPUT_COLUMNS.map(
+      (c) =>
+        `| ${c} | ${REQUIRED_COLUMNS.includes(c) ? 'yes' : 'no'} | ${TERM_LEVEL.has(c) ? 'term' : 'student'} | ` +
+        `${BULK_COLUMN_MAPPING[c]} |`,
+    ),
+    '',
+    `Limits: at most ${fmt(limits.bulkMaxBytes)} bytes and ${fmt(limits.bulkMaxRows)} data rows per file (413 ` +
+      'validation_error beyond).',
+    '',
+    '### Output',
+    '- `Accept: text/csv` (the default, also for a missing Accept or `*/*`): the same rows in the same order, every ' +
+      'input column echoed, followed by these columns: ' +
+      BULK_OUTPUT_COLUMNS.map((c) => `\`${c}\``).join(', ') +
+      '. Student-level results repeat on each row of the student; error columns name the CSV column at fault. Text ' +
+      'cells are protected against spreadsheet formula injection; numbers are never altered.',
+    '- `Accept: application/x-ndjson`: one BulkResult JSON object per student and line, `{student_id, error, ' +
+      'result}` with exactly one of error (the v1 error envelope; field errors name CSV columns) or result (a ' +
+      'CalculationResult) non-null.',
+    '- Any other Accept: 406 (code unsupported_media_type).',
+    '',
+    'The HTTP status is decided once the header and the first rows are validated; after the 200 is sent, problems ' +
+      'become error rows. A response that fails after that point is cut short (the transfer is incomplete), never ' +
+      'silently truncated at a row boundary.',
+  ].join('\n');
+}
