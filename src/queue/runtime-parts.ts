@@ -25,10 +25,10 @@ import type { ChunkOutput, ChunkRunner, ChunkTask } from '../bulk/runner.ts';
 import type { Config } from '../config.ts';
 import { metrics, setGaugeSources } from '../metrics.ts';
 import { redactText, redactUrl, urlSecrets } from '../redact.ts';
-import { AsyncJobs } from './async-jobs.ts';
+import { AsyncJobs } from '../jobs/async-jobs.ts';
 import { jobsStoreReadiness } from '../jobs/store-readiness.ts';
-import { MemoryJobStore } from './job-store.ts';
-import type { JobStore } from './job-store.ts';
+import { MemoryJobStore } from '../jobs/job-store.ts';
+import type { JobStore } from '../jobs/job-store.ts';
 import type { QueueRunner } from './queue-runner.ts';
 
 /** Below this many characters the admin token is accepted, with a warning (compose and k8s generate 64). */
@@ -95,7 +95,7 @@ export async function createQueueParts(
   if (config.REDIS_URL) {
     const [{ createQueueRunner }, { RedisJobStore }] = await Promise.all([
       import('./queue-runner.ts'),
-      import('./redis-job-store.ts'),
+      import('../jobs/redis-job-store.ts'),
     ]);
     const secrets = urlSecrets(config.REDIS_URL);
     queue = createQueueRunner({ config, logger, fallback: local.pool });
