@@ -30,17 +30,17 @@ import {
 import { pathToFileURL } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { loadConfig, type Config } from './config.ts';
-import { AppError, errorEnvelope } from './errors.ts';
-import { calculate } from './domain/calculate.ts';
-import { parseCalculationRequest } from './schema/request.ts';
-import { runBulk, type BulkFormat, type BulkProgress } from './bulk/pipeline.ts';
-import { createInlineRunner } from './bulk/runners/inline.ts';
-import { createPoolRunner, type PoolRunner } from './bulk/runners/pool.ts';
-import type { ChunkRunner } from './bulk/runner.ts';
-import { remoteBulkCommand } from './queue/remote-client.ts';
-import { Prescan, prescanStream, type PrescanResult } from './bulk/prescan.ts';
-import { createSpoolFile, ensureSpoolDir, removeSpoolFile } from './jobs/spool.ts';
+import { loadConfig, type Config } from '../config.ts';
+import { AppError, errorEnvelope } from '../errors.ts';
+import { calculate } from '../domain/calculate.ts';
+import { parseCalculationRequest } from '../schema/request.ts';
+import { runBulk, type BulkFormat, type BulkProgress } from '../bulk/pipeline.ts';
+import { createInlineRunner } from '../bulk/runners/inline.ts';
+import { createPoolRunner, type PoolRunner } from '../bulk/runners/pool.ts';
+import type { ChunkRunner } from '../bulk/runner.ts';
+import { remoteBulkCommand } from './remote.ts';
+import { Prescan, prescanStream, type PrescanResult } from '../bulk/prescan.ts';
+import { createSpoolFile, ensureSpoolDir, removeSpoolFile } from '../jobs/spool.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
@@ -251,7 +251,7 @@ async function bulkCommand(args: string[], io: CliIo): Promise<number> {
   const format = values.format;
   if (format !== 'csv' && format !== 'ndjson') throw new UsageError('--format must be csv or ndjson');
   if (values.server !== undefined) {
-    // src/queue/remote-client.ts: POST /v1/jobs, follow the progress, stream the result to OUT.
+    // src/cli/remote.ts: POST /v1/jobs, follow the progress, stream the result to OUT.
     return remoteBulkCommand({
       server: values.server,
       inputPath: positionals[0]!,
@@ -379,7 +379,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-/** True when this module is the process's entry point (node src/cli.ts, dist/src/cli.js, or the `sor` link). */
+/** True when this module is the process's entry point (node src/cli/main.ts, dist/src/cli/main.js, or the `sor` link). */
 function isEntryPoint(): boolean {
   const script = process.argv[1];
   if (script === undefined) return false;

@@ -14,7 +14,7 @@ import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 
-/** Exit statuses, the same as src/cli.ts: 0 all rows ok, 2 some rows are error rows, 1 failure. */
+/** Exit statuses, the same as src/cli/main.ts: 0 all rows ok, 2 some rows are error rows, 1 failure. */
 const EXIT_OK = 0;
 const EXIT_FAILURE = 1;
 const EXIT_ROW_ERRORS = 2;
