@@ -34,17 +34,15 @@ import { loadConfig, type Config } from '../config.ts';
 import { AppError, errorEnvelope } from '../errors.ts';
 import { calculate } from '../domain/calculate.ts';
 import { parseCalculationRequest } from '../schema/request.ts';
-import { runBulk, type BulkFormat, type BulkProgress } from '../bulk/pipeline.ts';
+import { runBulk, type BulkFormat } from '../bulk/pipeline.ts';
 import { createInlineRunner } from '../bulk/runners/inline.ts';
 import { createPoolRunner, type PoolRunner } from '../bulk/runners/pool.ts';
 import type { ChunkRunner } from '../bulk/runner.ts';
 import { remoteBulkCommand } from './remote.ts';
+import { EXIT_FAILURE, EXIT_OK, EXIT_ROW_ERRORS } from './exit-codes.ts';
+import { ProgressReporter, formatInt } from './progress.ts';
 import { Prescan, prescanStream, type PrescanResult } from '../bulk/prescan.ts';
 import { createSpoolFile, ensureSpoolDir, removeSpoolFile } from '../jobs/spool.ts';
-
-export const EXIT_OK = 0;
-export const EXIT_FAILURE = 1;
-export const EXIT_ROW_ERRORS = 2;
 
 const USAGE = `Usage:
   sor bulk IN.csv [-o OUT] [--format csv|ndjson] [--threads N] [--server URL]
@@ -68,84 +66,6 @@ export interface CliIo {
 }
 
 class UsageError extends Error {}
-
-function formatInt(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
-}
-
-function formatDuration(seconds: number): string {
-  if (!Number.isFinite(seconds) || seconds < 0) return '--:--';
-  const s = Math.round(seconds);
-  const m = Math.floor(s / 60);
-  const h = Math.floor(m / 60);
-  const mm = String(m % 60).padStart(2, '0');
-  const ss = String(s % 60).padStart(2, '0');
-  return h > 0 ? `${h}:${mm}:${ss}` : `${m}:${ss}`;
-}
-
-/** Progress on stderr: a redrawn bar on a terminal, a plain line every `everyMs` otherwise. */
-export class ProgressReporter {
-  private readonly out: CliIo['stderr'];
-  private readonly totalBytes: number | undefined;
-  private readonly tty: boolean;
-  private readonly everyMs: number;
-  private readonly started = performance.now();
-  private last = 0;
-  private drawn = false;
-  private latest: BulkProgress = { bytes: 0, rows: 0, errorRows: 0, students: 0, chunks: 0 };
-
-  constructor(out: CliIo['stderr'], totalBytes: number | undefined, everyMs?: number) {
-    this.out = out;
-    this.totalBytes = totalBytes;
-    this.tty = out.isTTY === true;
-    this.everyMs = everyMs ?? (this.tty ? 100 : 5000);
-  }
-
-  update(p: BulkProgress): void {
-    this.latest = p;
-    const now = performance.now();
-    if (now - this.last < this.everyMs) return;
-    this.last = now;
-    this.draw(now);
-  }
-
-  private describe(now: number): { text: string; fraction: number | undefined } {
-    const p = this.latest;
-    const seconds = (now - this.started) / 1000;
-    const rate = seconds > 0 ? p.students / seconds : 0;
-    const fraction =
-      this.totalBytes !== undefined && this.totalBytes > 0 ? Math.min(1, p.bytes / this.totalBytes) : undefined;
-    let text = `${formatInt(p.rows)} rows, ${formatInt(p.students)} students, ${formatInt(rate)} students/s`;
-    if (p.errorRows > 0) text += `, ${formatInt(p.errorRows)} error rows`;
-    if (fraction !== undefined) {
-      const byteRate = seconds > 0 ? p.bytes / seconds : 0;
-      const eta = byteRate > 0 ? (this.totalBytes! - p.bytes) / byteRate : Number.NaN;
-      text = `${Math.floor(fraction * 100)}% ${text}, ETA ${formatDuration(eta)}`;
-    }
-    return { text, fraction };
-  }
-
-  private draw(now: number): void {
-    const { text, fraction } = this.describe(now);
-    if (!this.tty) {
-      this.out.write(`sor: ${text}\n`);
-      return;
-    }
-    const width = 24;
-    const bar =
-      fraction === undefined
-        ? ''
-        : `[${'#'.repeat(Math.round(fraction * width))}${'-'.repeat(width - Math.round(fraction * width))}] `;
-    this.out.write(`\r\x1b[K${bar}${text}`);
-    this.drawn = true;
-  }
-
-  /** Clears the bar (terminal) before the summary line. */
-  finish(): void {
-    if (this.drawn) this.out.write('\r\x1b[K');
-    this.drawn = false;
-  }
-}
 
 interface CheckedInput {
   input: Readable;

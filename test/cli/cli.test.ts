@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Writable } from 'node:stream';
-import { ProgressReporter } from '../../src/cli/main.ts';
+import { ProgressReporter } from '../../src/cli/progress.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import { expectSampleCsv, expectSampleNdjson } from '../bulk/sample-doors.ts';
 import { SAMPLE_CSV, bulkConfig, generatedCsv, readText, runToString } from '../bulk/helpers.ts';
