@@ -8,7 +8,7 @@
  *   ... on shutdown: await runtime.close();
  *
  * Runners: `small` is inline (files up to BULK_SYNC_MAX_ROWS rows), `large` the piscina pool with BULK_THREADS
- * threads (workers/calc.worker.ts).
+ * threads (src/bulk/runners/pool-thread.ts).
  *
  * The jobs and queue share (createQueueParts below, called once by createRuntime):
  *  - with REDIS_URL: the large runner becomes the queue runner (falling back to the local pool per
