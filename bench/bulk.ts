@@ -92,7 +92,8 @@ interface ChildSetup {
 }
 
 function entry(setup: ChildSetup, name: 'server' | 'cli'): string {
-  return setup.dist ? `${ROOT}dist/src/${name}.js` : `${ROOT}src/${name}.ts`;
+  const file = name === 'cli' ? 'cli/main' : name;
+  return setup.dist ? `${ROOT}dist/src/${file}.js` : `${ROOT}src/${file}.ts`;
 }
 
 /** The child's environment: this one, without REDIS_URL (this bench measures the embedded pool). */
@@ -166,7 +167,7 @@ async function endpoint(path: string, setup: ChildSetup): Promise<Timing> {
   return { seconds, outBytes, maxRssMb };
 }
 
-/** Runs `sor bulk FILE -o FILE.out` (src/cli.ts or dist/src/cli.js) in a child process; time and peak RSS. */
+/** Runs `sor bulk FILE -o FILE.out` (src/cli/main.ts or dist/src/cli/main.js) in a child process; time and peak RSS. */
 async function cli(path: string, setup: ChildSetup): Promise<Timing> {
   const t = performance.now();
   const args = [...setup.nodeFlags, entry(setup, 'cli'), 'bulk', path, '-o', `${path}.out`];

@@ -8,7 +8,19 @@
  *   ... on shutdown: await runtime.close();
  *
  * Runners: `small` is inline (files up to BULK_SYNC_MAX_ROWS rows), `large` the piscina pool with BULK_THREADS
- * threads (workers/calc.worker.ts).
+ * threads (src/bulk/runners/pool-thread.ts).
+ *
+ * The jobs and queue share (createQueueParts below, called once by createRuntime):
+ *  - with REDIS_URL: the large runner becomes the queue runner (falling back to the local pool per
+ *    BULK_QUEUE_FALLBACK), a `redis` readiness check (reachable, version, maxmemory-policy noeviction, logged at
+ *    start-up too; /readyz shows only its state, never an address), async jobs in Redis, bull-board at
+ *    /admin/queues when ADMIN_TOKEN is set (read-only unless ADMIN_READ_ONLY=false; off, and logged so, without);
+ *  - without: the large runner stays the pool and async jobs use the in-process store (lost on restart);
+ *  - always: the /v1/jobs router and its OpenAPI paths, GET /metrics, and runners instrumented for metrics
+ *    (chunk durations, rows and students processed).
+ *
+ * The Redis side (queue-runner.ts, redis-job-store.ts, connection.ts and through them bullmq and ioredis) is
+ * imported only when REDIS_URL is set, so a service without Redis does not load those libraries.
  */
 import type { Router } from 'express';
 import type { Logger } from 'pino';
@@ -19,7 +31,20 @@ import { createInlineRunner } from './bulk/runners/inline.ts';
 import { createPoolRunner } from './bulk/runners/pool.ts';
 import { bulkRouter } from './api/bulk-route.ts';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { createQueueParts } from './queue/runtime-parts.ts';
+import { jobsOpenApiPaths, jobsRouter } from './api/jobs-route.ts';
+import { startAdminListener } from './api/admin-listener.ts';
+import type { AdminListener } from './api/admin-listener.ts';
+import { uploadLimits } from './api/bulk-route.ts';
+import { adminRouter, opsRouter } from './api/ops-route.ts';
+import { runBulkPrescanned } from './bulk/run-prescanned.ts';
+import { instrumentRunner } from './bulk/runners/instrumented.ts';
+import { setGaugeSources } from './metrics.ts';
+import { redactText, redactUrl, urlSecrets } from './redact.ts';
+import { AsyncJobs } from './jobs/async-jobs.ts';
+import { jobsStoreReadiness } from './jobs/store-readiness.ts';
+import { MemoryJobStore } from './jobs/job-store.ts';
+import type { JobStore } from './jobs/job-store.ts';
+import type { QueueRunner } from './queue/queue-runner.ts';
 
 export interface Runtime {
   runners: { small: ChunkRunner; large: ChunkRunner };
@@ -40,7 +65,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     output: 'bytes',
     onThreadError: (err: unknown) => logger.warn({ err }, 'bulk: a calculation thread died; piscina replaces it'),
   });
-  // Queue module (src/queue/runtime-parts.ts): with REDIS_URL, `large` is the BullMQ queue runner (the pool is its
+  // Jobs and queue (createQueueParts below): with REDIS_URL, `large` is the BullMQ queue runner (the pool is its
   // fallback) and a Redis readiness check is added; always the /v1/jobs, /metrics (and /admin/queues) routers.
   const queueParts = await createQueueParts(config, logger, { small, pool });
   const large: ChunkRunner = queueParts.large;
@@ -73,6 +98,162 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
         await large.close();
         await pool.close();
         await small.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Below this many characters the admin token is accepted, with a warning (compose and k8s generate 64). */
+const MIN_ADMIN_TOKEN_LENGTH = 24;
+
+/** How long running async jobs get to finish when the API shuts down before they are failed. */
+const JOBS_DRAIN_MS = 10_000;
+
+interface QueueParts {
+  small: ChunkRunner;
+  large: ChunkRunner;
+  readiness: ReadinessCheck[];
+  routers: Router[];
+  openApiPaths: ZodOpenApiPathsObject;
+  /** The queue runner when REDIS_URL is set. */
+  queue?: QueueRunner;
+  /** The dashboard's own listener, when ADMIN_PORT is set (with REDIS_URL and ADMIN_TOKEN). */
+  adminListener?: AdminListener;
+  jobs: AsyncJobs;
+  /** Drains async jobs, closes the queue runner and its connections (not the pool: the runtime owns it). */
+  close(): Promise<void>;
+}
+
+async function createQueueParts(
+  config: Config,
+  logger: Logger,
+  local: { small: ChunkRunner; pool: ChunkRunner },
+): Promise<QueueParts> {
+  const small = instrumentRunner(local.small);
+  let queue: QueueRunner | undefined;
+  let store: JobStore;
+  const readiness: ReadinessCheck[] = [];
+
+  if (config.REDIS_URL) {
+    const [{ createQueueRunner }, { RedisJobStore }] = await Promise.all([
+      import('./queue/queue-runner.ts'),
+      import('./jobs/redis-job-store.ts'),
+    ]);
+    const secrets = urlSecrets(config.REDIS_URL);
+    queue = createQueueRunner({ config, logger, fallback: local.pool });
+    const q = queue;
+    const check = await q.check();
+    const where = { redis: redactUrl(config.REDIS_URL), prefix: config.BULLMQ_PREFIX };
+    if (check.ok) {
+      logger.info(
+        { ...where, detail: redactText(check.detail, secrets) },
+        'queue: bulk chunks go through Redis (BullMQ queue calc)',
+      );
+    } else {
+      logger.error(
+        { ...where, fallback: config.BULK_QUEUE_FALLBACK },
+        `queue: Redis is not usable: ${redactText(check.detail, secrets)}. /readyz reports not ready; bulk chunks run on the local ` +
+          `pool while it lasts (BULK_QUEUE_FALLBACK=${config.BULK_QUEUE_FALLBACK}).`,
+      );
+    }
+    readiness.push({
+      name: 'redis',
+      // A state only (ready, unreachable, version_too_old, evicting): anonymous probes learn no address or user.
+      async check() {
+        const c = await q.check();
+        return { ok: c.ok, detail: c.state };
+      },
+    });
+    store = new RedisJobStore(q.redis, config.BULLMQ_PREFIX, config.JOB_TTL_SECONDS, config.JOBS_MAX_REDIS_BYTES);
+  } else {
+    store = new MemoryJobStore(config.JOB_TTL_SECONDS, {
+      dir: config.JOBS_DIR,
+      maxBytes: config.JOBS_MAX_DISK_BYTES,
+    });
+    logger.info(
+      'queue: REDIS_URL not set: bulk runs on the local pool; async jobs are kept in memory (lost on restart), ' +
+        'their results gzip on disk',
+    );
+  }
+
+  const large = instrumentRunner(queue ?? local.pool);
+  setGaugeSources({
+    queueDepth: queue ? () => (queue as QueueRunner).counts() : undefined,
+    jobsByStatus: () => store.counts(),
+  });
+
+  const jobs = new AsyncJobs({
+    config,
+    logger,
+    store,
+    runnerFor: (jobId) => ({ small, large: large.forRequest?.(jobId) ?? large }),
+    runBulk: runBulkPrescanned,
+  });
+
+  readiness.push(jobsStoreReadiness(jobs));
+
+  const dashboard =
+    queue && config.ADMIN_TOKEN
+      ? (await import('./api/admin-queues.ts')).adminQueuesHandler(queue.queue, { readOnly: config.ADMIN_READ_ONLY })
+      : undefined;
+  const routers = [
+    jobsRouter(jobs, { maxBytes: config.BULK_MAX_BYTES, limits: uploadLimits(config) }),
+    opsRouter({
+      // On the API's port unless ADMIN_PORT gives the dashboard a listener of its own (below).
+      adminQueues: config.ADMIN_PORT === undefined ? dashboard : undefined,
+      adminToken: config.ADMIN_TOKEN,
+      adminReadOnly: config.ADMIN_READ_ONLY,
+    }),
+  ];
+  let adminListener: AdminListener | undefined;
+  if (dashboard && config.ADMIN_TOKEN && config.ADMIN_PORT !== undefined) {
+    adminListener = await startAdminListener(
+      adminRouter(dashboard, config.ADMIN_TOKEN, config.ADMIN_READ_ONLY),
+      config.HOST,
+      config.ADMIN_PORT,
+    );
+  }
+  if (queue && config.ADMIN_TOKEN && config.ADMIN_TOKEN.length < MIN_ADMIN_TOKEN_LENGTH) {
+    logger.warn(
+      { length: config.ADMIN_TOKEN.length },
+      `admin: ADMIN_TOKEN is shorter than ${MIN_ADMIN_TOKEN_LENGTH} characters: guessable; use openssl rand -hex 32`,
+    );
+  }
+  if (queue && config.ADMIN_TOKEN) {
+    logger.info(
+      { path: '/admin/queues', port: adminListener?.port ?? config.PORT, readOnly: config.ADMIN_READ_ONLY },
+      config.ADMIN_READ_ONLY
+        ? 'admin: queue dashboard on, behind ADMIN_TOKEN, read-only (ADMIN_READ_ONLY=false allows changes)'
+        : 'admin: queue dashboard on, behind ADMIN_TOKEN, and it can change jobs (ADMIN_READ_ONLY=false)',
+    );
+  } else if (queue) {
+    logger.info({ path: '/admin/queues' }, 'admin: queue dashboard off (set ADMIN_TOKEN to turn it on)');
+  }
+
+  const openApiPaths = jobsOpenApiPaths({
+    ttlSeconds: config.JOB_TTL_SECONDS,
+    maxBytes: config.BULK_MAX_BYTES,
+    store: store.kind,
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    small,
+    large,
+    readiness,
+    routers,
+    openApiPaths,
+    queue,
+    adminListener,
+    jobs,
+    close() {
+      closing ??= (async () => {
+        await adminListener?.close();
+        await jobs.close(JOBS_DRAIN_MS);
+        await store.close();
+        await queue?.close();
+        setGaugeSources({ queueDepth: undefined, jobsByStatus: undefined });
       })();
       return closing;
     },

@@ -10,7 +10,7 @@
  *   GET  /v1/jobs/{id}/result     the output streamed in input order once completed; 409 job_not_ready before;
  *                                 404 not_found once expired (JOB_TTL_SECONDS after the job finished).
  *
- * The job logic lives in src/queue/async-jobs.ts; this file only speaks HTTP.
+ * The job logic lives in src/jobs/async-jobs.ts; this file only speaks HTTP.
  */
 import { JOB_ID_PATTERN } from '../jobs/job-id.ts';
 import { rename } from 'node:fs/promises';
@@ -22,8 +22,8 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { AppError, appError, entryEnvelope, type WireEnvelope } from '../errors.ts';
-import type { AsyncJobs } from '../queue/async-jobs.ts';
-import type { JobRecord, ResultFormat } from '../queue/job-store.ts';
+import type { AsyncJobs } from '../jobs/async-jobs.ts';
+import type { JobRecord, ResultFormat } from '../jobs/job-store.ts';
 import { ExtendedErrorSchema } from '../schema/response.ts';
 import { removeSpoolFile } from '../jobs/spool.ts';
 import {

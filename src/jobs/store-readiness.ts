@@ -3,11 +3,16 @@
  * smallest reservation could not be accepted (the store is full: new jobs get job_store_full until results
  * expire).
  */
-import type { ReadinessCheck } from '../api/context.ts';
 import type { StoreHeadroom } from './result-quota.ts';
 import { MIN_RESERVATION_BYTES, describeHeadroom } from './result-quota.ts';
 
-export function jobsStoreReadiness(source: { headroom(): Promise<StoreHeadroom> }): ReadinessCheck {
+/** The check, shaped as /readyz takes it (api/context.ts ReadinessCheck) without jobs/ depending on the HTTP layer. */
+export interface StoreReadinessCheck {
+  name: 'jobs-store';
+  check(): Promise<{ ok: boolean; detail: string }>;
+}
+
+export function jobsStoreReadiness(source: { headroom(): Promise<StoreHeadroom> }): StoreReadinessCheck {
   return {
     name: 'jobs-store',
     async check() {

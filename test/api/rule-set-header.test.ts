@@ -17,8 +17,8 @@ import { jobsRouter } from '../../src/api/jobs-route.ts';
 import { runBulk } from '../../src/bulk/pipeline.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import { loadConfig } from '../../src/config.ts';
-import { AsyncJobs } from '../../src/queue/async-jobs.ts';
-import { MemoryJobStore } from '../../src/queue/job-store.ts';
+import { AsyncJobs } from '../../src/jobs/async-jobs.ts';
+import { MemoryJobStore } from '../../src/jobs/job-store.ts';
 import { WORKED_EXAMPLES } from '../../src/api/openapi/worked-examples.ts';
 
 /** Written out here, not imported: the test must fail if the constant drifts from this revision of the rules. */

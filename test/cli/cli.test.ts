@@ -1,5 +1,5 @@
 /**
- * The `sor` CLI as a user runs it (a child process on src/cli.ts): same bytes as the pipeline, exit statuses,
+ * The `sor` CLI as a user runs it (a child process on src/cli/main.ts): same bytes as the pipeline, exit statuses,
  * stdin/stdout, no partial output file on failure; and the progress reporter's two display modes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,13 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Writable } from 'node:stream';
-import { ProgressReporter } from '../../src/cli.ts';
+import { ProgressReporter } from '../../src/cli/progress.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import { expectSampleCsv, expectSampleNdjson } from '../bulk/sample-doors.ts';
 import { SAMPLE_CSV, bulkConfig, generatedCsv, readText, runToString } from '../bulk/helpers.ts';
 import { EXAMPLES, withoutFreeText } from '../bulk/examples.ts';
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const SAMPLE = fileURLToPath(SAMPLE_CSV);
 let dir: string;
 

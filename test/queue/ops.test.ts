@@ -11,7 +11,7 @@ import { errorMiddleware } from '../../src/api/error-envelope.ts';
 import { adminAuth, opsRouter } from '../../src/api/ops-route.ts';
 import { adminQueuesHandler } from '../../src/api/admin-queues.ts';
 import { httpMetricsMiddleware } from '../../src/metrics.ts';
-import { instrumentRunner } from '../../src/queue/runtime-parts.ts';
+import { instrumentRunner } from '../../src/bulk/runners/instrumented.ts';
 import { QUEUE_NAME } from '../../src/queue/settings.ts';
 import { deleteKeys, findRedis, uniquePrefix } from '../support/redis.ts';
 import type { TestRedis } from '../support/redis.ts';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli.ts';
+import { main } from '../../src/cli/main.ts';
 import { freePort } from '../support/redis.ts';
 import { makeCsv } from './csv-gen.ts';
 import { type RunningService, startService, testConfig } from './helpers.ts';

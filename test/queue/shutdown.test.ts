@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBulk } from '../../src/bulk/pipeline.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import { createPoolRunner } from '../../src/bulk/runners/pool.ts';
-import { RedisJobStore } from '../../src/queue/redis-job-store.ts';
+import { RedisJobStore } from '../../src/jobs/redis-job-store.ts';
 import { killAll, spawnNode, startWorker } from '../support/processes.ts';
 import { findRedis, freePort, uniquePrefix } from '../support/redis.ts';
 import type { TestRedis } from '../support/redis.ts';

@@ -1,15 +1,15 @@
 /**
- * The pool runner: a piscina pool of worker threads (workers/calc.worker.ts), each running
+ * The pool runner: a piscina pool of worker threads (pool-thread.ts, next to this file), each running
  * `processChunkPayload`. The payload crosses the thread boundary as one string and the output comes back as one
  * string, so the pipeline's thread only parses, groups and writes.
  *
- * The worker file is resolved next to this module: workers/calc.worker.ts when running from source (Node strips
- * the types), dist/workers/calc.worker.js when running the build.
+ * The thread file is resolved next to this module: src/bulk/runners/pool-thread.ts when running from source (Node
+ * strips the types), dist/src/bulk/runners/pool-thread.js when running the build.
  */
 import { Piscina } from 'piscina';
 import type { ResourceLimits } from 'node:worker_threads';
 import type { ChunkOutcome, ChunkOutput, ChunkRunner, ChunkTask } from '../runner.ts';
-import type { CalcTask } from '../../../workers/calc.worker.ts';
+import type { CalcTask } from './pool-thread.ts';
 
 export interface PoolRunnerOptions {
   /** Worker threads (BULK_THREADS). */
@@ -49,7 +49,7 @@ export interface PoolRunner extends ChunkRunner {
 /** URL of the worker module matching how this module runs (source .ts or built .js). */
 export function calcWorkerUrl(): URL {
   const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-  return new URL(`../../../workers/calc.worker${ext}`, import.meta.url);
+  return new URL(`./pool-thread${ext}`, import.meta.url);
 }
 
 const PING_PAYLOAD =

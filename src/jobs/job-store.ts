@@ -1,6 +1,6 @@
 /**
  * Where async bulk jobs (POST /v1/jobs) and their results live. Two implementations behind one interface:
- *  - RedisJobStore (src/queue/redis-job-store.ts) when REDIS_URL is set: jobs and results survive an API restart
+ *  - RedisJobStore (src/jobs/redis-job-store.ts) when REDIS_URL is set: jobs and results survive an API restart
  *    (when Redis keeps its data) and are visible to every API replica;
  *  - MemoryJobStore (here) without Redis: job records in this process's memory (LOST ON RESTART), results as
  *    gzip files on disk (src/jobs/disk-results.ts), never in the heap.
@@ -12,10 +12,10 @@
  */
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { DiskResults } from '../jobs/disk-results.ts';
-import { missingJobError } from '../jobs/job-id.ts';
+import { DiskResults } from './disk-results.ts';
+import { missingJobError } from './job-id.ts';
 import { entryEnvelope } from '../errors.ts';
-import type { StoreHeadroom } from '../jobs/result-quota.ts';
+import type { StoreHeadroom } from './result-quota.ts';
 
 export type JobStatus = 'queued' | 'running' | 'completed' | 'failed';
 export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'completed', 'failed'];

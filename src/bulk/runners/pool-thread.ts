@@ -7,8 +7,8 @@
  * `buffer` when one is lent (the pool runner recycles the buffers the pipeline has finished writing).
  */
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { processChunkPayload } from '../src/bulk/process-chunk.ts';
-import type { ChunkOutcome } from '../src/bulk/runner.ts';
+import { processChunkPayload } from '../process-chunk.ts';
+import type { ChunkOutcome } from '../runner.ts';
 
 export type CalcTask = string | { payload: string; bytes: true; buffer?: ArrayBuffer };
 

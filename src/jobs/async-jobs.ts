@@ -31,10 +31,10 @@ import type { BulkProgress, BulkSummary, RunBulkOptions, RunnerChoice } from '..
 import type { ChunkRunner } from '../bulk/runner.ts';
 import type { Config } from '../config.ts';
 import { AppError, appError, entryEnvelope, errorEnvelope } from '../errors.ts';
-import { newJobId } from '../jobs/job-id.ts';
-import { reservationFor } from '../jobs/result-quota.ts';
-import type { StoreHeadroom } from '../jobs/result-quota.ts';
-import { UploadDigest, digestFile } from '../jobs/upload-digest.ts';
+import { newJobId } from './job-id.ts';
+import { reservationFor } from './result-quota.ts';
+import type { StoreHeadroom } from './result-quota.ts';
+import { UploadDigest, digestFile } from './upload-digest.ts';
 import { metrics } from '../metrics.ts';
 import type { JobError, JobPatch, JobRecord, JobStore, ResultFormat } from './job-store.ts';
 

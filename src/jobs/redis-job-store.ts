@@ -14,10 +14,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { gunzipSegments } from '../jobs/gunzip-segments.ts';
-import { missingJobError } from '../jobs/job-id.ts';
-import { storeFullError } from '../jobs/result-quota.ts';
-import type { StoreHeadroom } from '../jobs/result-quota.ts';
+import { gunzipSegments } from './gunzip-segments.ts';
+import { missingJobError } from './job-id.ts';
+import { storeFullError } from './result-quota.ts';
+import type { StoreHeadroom } from './result-quota.ts';
 import { JOB_STATUSES, withLease } from './job-store.ts';
 import type { CreateOutcome, JobPatch, JobRecord, JobStatus, JobStore } from './job-store.ts';
 

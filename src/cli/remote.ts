@@ -13,11 +13,8 @@ import { Readable } from 'node:stream';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-
-/** Exit statuses, the same as src/cli.ts: 0 all rows ok, 2 some rows are error rows, 1 failure. */
-const EXIT_OK = 0;
-const EXIT_FAILURE = 1;
-const EXIT_ROW_ERRORS = 2;
+import { EXIT_FAILURE, EXIT_OK, EXIT_ROW_ERRORS } from './exit-codes.ts';
+import { formatInt } from './progress.ts';
 
 export const POLL_MS = 500;
 
@@ -48,10 +45,6 @@ interface JobView {
 }
 
 class RemoteError extends Error {}
-
-function fmt(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
-}
 
 async function envelopeMessage(res: Response): Promise<string> {
   const text = await res.text().catch(() => '');
@@ -126,8 +119,8 @@ export async function remoteBulkCommand(options: RemoteBulkOptions): Promise<num
       const seconds = (now - started) / 1000;
       const pct = p.students_total ? Math.floor((100 * p.students_done) / Math.max(1, p.students_total)) : undefined;
       const line =
-        `job ${job.status}: ${fmt(p.students_done)}${p.students_total !== null ? ` / ${fmt(p.students_total)}` : ''} ` +
-        `students${pct !== undefined ? ` (${pct}%)` : ''}, ${fmt(seconds > 0 ? p.students_done / seconds : 0)} students/s`;
+        `job ${job.status}: ${formatInt(p.students_done)}${p.students_total !== null ? ` / ${formatInt(p.students_total)}` : ''} ` +
+        `students${pct !== undefined ? ` (${pct}%)` : ''}, ${formatInt(seconds > 0 ? p.students_done / seconds : 0)} students/s`;
       if (tty) {
         io.stderr.write(`\r\x1b[K${line}`);
         drawn = true;
@@ -158,11 +151,11 @@ export async function remoteBulkCommand(options: RemoteBulkOptions): Promise<num
     const seconds = (performance.now() - started) / 1000;
     const errorRows = job.progress.error_rows ?? 0;
     io.stderr.write(
-      `sor: ${fmt(job.progress.rows_done ?? 0)} rows, ${fmt(job.progress.students_done)} students in ` +
+      `sor: ${formatInt(job.progress.rows_done ?? 0)} rows, ${formatInt(job.progress.students_done)} students in ` +
         `${seconds.toFixed(1)} s on ${base.origin} (job ${job.id}): ` +
         (errorRows === 0
           ? 'all rows ok\n'
-          : `${fmt(errorRows)} error rows (row_status=error; see error_field and error_message)\n`),
+          : `${formatInt(errorRows)} error rows (row_status=error; see error_field and error_message)\n`),
     );
     return errorRows === 0 ? EXIT_OK : EXIT_ROW_ERRORS;
   } catch (err) {

@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+/**
+ * sor: the command-line door to the same engine (architecture.md "one engine, three doors").
+ *
+ *   sor bulk IN.csv [-o OUT] [--format csv|ndjson] [--threads N]     (`-` = stdin / stdout)
+ *   sor calculate REQUEST.json                                       (`-` = stdin)
+ *
+ * `bulk` runs the HTTP endpoint's pipeline and runners (inline up to BULK_SYNC_MAX_ROWS rows, else the piscina
+ * pool), so the output is byte-identical to POST /v1/calculate/bulk for the same file. Progress goes to stderr:
+ * a live bar (rows, students/s, ETA) on a terminal, a plain line every few seconds otherwise. OUT is written to a
+ * temporary file and renamed at the end, so a failed run never leaves a file that looks complete.
+ *
+ * Before computing, the file is checked in one pass (src/bulk/prescan.ts, as the HTTP doors do): bytes that are not
+ * UTF-8 or a bad header stop the run (exit 1, the line named), and a student whose rows are not contiguous is an
+ * error on every row. A file is read twice; stdin is first spooled to SPOOL_DIR (removed at the end).
+ *
+ * Exit status: 0 every row ok; 2 some rows are error rows (bulk) or the request is invalid (calculate), with a
+ * summary line; 1 the run failed (unreadable input, bad header, bad arguments).
+ * Environment: the service's BULK_* variables (src/config.ts) apply; --threads overrides BULK_THREADS.
+ */
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { bulkCommand } from './bulk.ts';
+import { calculateCommand } from './calculate.ts';
+import { EXIT_FAILURE, EXIT_OK } from './exit-codes.ts';
+import { UsageError, describeError, type CliIo } from './io.ts';
+
+export type { CliIo } from './io.ts';
+
+const USAGE = `Usage:
+  sor bulk IN.csv [-o OUT] [--format csv|ndjson] [--threads N] [--server URL]
+      Calculates every student of a bulk CSV file (layout: README, "Bulk CSV layout").
+      --server   send the file to a running service (async job API) and follow its progress there
+      IN or OUT "-" means stdin or stdout (OUT defaults to stdout).
+      --format   csv (default): every input row with its results; ndjson: one BulkResult per student
+      --threads  worker threads for large files (default: BULK_THREADS, the number of cores)
+  sor calculate REQUEST.json
+      Calculates one student from a CalculationRequest JSON file ("-" for stdin) and prints the result.
+
+Exit status: 0 all rows ok, 2 some rows are errors (or the request is invalid), 1 failure.
+`;
+
+/** Runs the CLI; resolves with the exit status. */
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === 'bulk') return await bulkCommand(rest, io);
+    if (command === 'calculate') return await calculateCommand(rest, io);
+    if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+      (command === undefined ? io.stderr : io.stdout).write(USAGE);
+      return command === undefined ? EXIT_FAILURE : EXIT_OK;
+    }
+    throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  } catch (err) {
+    if (err instanceof UsageError || String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')) {
+      io.stderr.write(`sor: ${(err as Error).message}\n\n${USAGE}`);
+    } else {
+      io.stderr.write(`sor: error: ${describeError(err)}\n`);
+    }
+    return EXIT_FAILURE;
+  }
+}
+
+/** True when this module is the process's entry point (node src/cli/main.ts, dist/src/cli/main.js, or the `sor` link). */
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return pathToFileURL(realpathSync(script)).href === import.meta.url;
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  process.exitCode = await main(process.argv.slice(2), {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+  });
+}
