@@ -17,13 +17,9 @@
  * An Idempotency-Key is scoped to the upload: the key plus the sha256 of the file and format, so the same key
  * with another file makes another job (no one can squat a key for a file they do not have).
  */
-import { randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createReadStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { Writable } from 'node:stream';
-import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { Logger } from 'pino';
@@ -34,7 +30,7 @@ import { AppError, appError, entryEnvelope, errorEnvelope } from '../errors.ts';
 import { newJobId } from './job-id.ts';
 import { reservationFor } from './result-quota.ts';
 import type { StoreHeadroom } from './result-quota.ts';
-import { UploadDigest, digestFile } from './upload-digest.ts';
+import { digestFile } from './upload-digest.ts';
 import { metrics } from '../metrics.ts';
 import type { JobError, JobPatch, JobRecord, JobStore, ResultFormat } from './job-store.ts';
 
@@ -61,8 +57,6 @@ export interface AsyncJobsOptions {
   /** The runners for one job: inline for small files, the queue (bound to the job id) or the pool for large. */
   runnerFor: (jobId: string) => ChunkRunner | RunnerChoice;
   runBulk: RunBulkFn;
-  /** Where uploads are spooled; default `${os.tmpdir()}/sor-jobs`. */
-  spoolDir?: string;
 }
 
 export interface SpooledUpload {
@@ -141,7 +135,6 @@ export class AsyncJobs {
   readonly #logger: Logger;
   readonly #runnerFor: (jobId: string) => ChunkRunner | RunnerChoice;
   readonly #runBulk: RunBulkFn;
-  readonly #spoolDir: string;
   readonly #mapError: ErrorMapper;
   readonly #waiting: Pending[] = [];
   readonly #running = new Map<string, { abort: AbortController; done: Promise<void> }>();
@@ -156,40 +149,9 @@ export class AsyncJobs {
     this.#logger = options.logger.child({ component: 'async-jobs' });
     this.#runnerFor = options.runnerFor;
     this.#runBulk = options.runBulk;
-    this.#spoolDir = options.spoolDir ?? join(tmpdir(), 'sor-jobs');
     this.#mapError = mapError;
     this.#leaseTimer = setInterval(() => this.#renewLeases(), LEASE_RENEW_MS);
     this.#leaseTimer.unref();
-  }
-
-  /**
-   * Spools a request body to disk, enforcing BULK_MAX_BYTES (413), and hashes it. The caller hands the result
-   * to submit() or deletes it with discard().
-   */
-  async spool(body: Readable, format: ResultFormat): Promise<SpooledUpload> {
-    await mkdir(this.#spoolDir, { recursive: true });
-    const path = join(this.#spoolDir, `${randomUUID()}.csv`);
-    const digest = new UploadDigest(format);
-    const file = createWriteStream(path, { mode: 0o600 });
-    let bytes = 0;
-    const max = this.#config.BULK_MAX_BYTES;
-    try {
-      for await (const chunk of body) {
-        const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-        bytes += buf.length;
-        if (bytes > max) {
-          throw appError('CSV_TOO_LARGE', { limit: max });
-        }
-        digest.update(buf);
-        if (!file.write(buf)) await new Promise<void>((resolve) => file.once('drain', () => resolve()));
-      }
-      await new Promise<void>((resolve, reject) => file.end((err?: Error | null) => (err ? reject(err) : resolve())));
-    } catch (err) {
-      file.destroy();
-      await rm(path, { force: true });
-      throw err;
-    }
-    return { path, ...digest.finish() };
   }
 
   /** Adopts an already spooled file, reading it once for its hash, size and student count. */

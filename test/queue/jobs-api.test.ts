@@ -80,7 +80,6 @@ async function start(storeKind: 'memory' | 'redis', env: Record<string, string> 
     store,
     runnerFor: () => ({ small: g?.runner ?? createInlineRunner(), large: g?.runner ?? pool }),
     runBulk,
-    spoolDir,
   });
   const app = express();
   app.use(jobsRouter(jobs, { maxBytes: config.BULK_MAX_BYTES, spoolDir }));

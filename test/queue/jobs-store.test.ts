@@ -77,7 +77,6 @@ async function serve(store: JobStore, config: Config, runner?: ChunkRunner): Pro
     store,
     runnerFor: () => ({ small: runner ?? createInlineRunner(), large: runner ?? pool }),
     runBulk,
-    spoolDir,
   });
   const app = express();
   app.use(jobsRouter(jobs, { maxBytes: config.BULK_MAX_BYTES, spoolDir }));
