@@ -9,6 +9,7 @@
  * touches a prototype); the request schema then reports it as an unknown field. V8's JSON.parse is not
  * recursive, so deeply nested input cannot overflow the stack.
  */
+import { closeAfterAnswer, drainBody } from './drain-body.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type AppError, appError } from '../errors.ts';
 import { parseJsonExact } from './json-exact.ts';
@@ -38,81 +39,45 @@ export function bodyTooLarge(limit: number): AppError {
 }
 
 /**
- * How much of a refused body is still read and thrown away so that the client can read the answer. Clients that
- * send the whole body before reading (Python urllib and requests, Java, .NET, PowerShell) see a broken pipe
- * instead of the 413 when the connection closes under them; beyond this bound the connection is cut.
+ * How much of a refused JSON body is still read and thrown away so that a client that sends everything before
+ * reading gets the 413 (src/api/drain-body.ts); beyond this bound the connection is closed after the answer.
  */
 export const REFUSED_BODY_DRAIN_BYTES = 64 * 1024 * 1024;
 
-/**
- * After a 413 the rest of the upload is read and discarded, up to REFUSED_BODY_DRAIN_BYTES, so the client
- * receives the answer instead of a reset; the connection closes once both the answer is sent and the body is read.
- */
-export function discardRest(req: IncomingMessage, res: ServerResponse, bound = REFUSED_BODY_DRAIN_BYTES): void {
-  res.setHeader('Connection', 'close');
+/** Drains the rest of a body over `limit` (`read` bytes of it read so far), then rejects with the 413. */
+async function refuse(req: IncomingMessage, res: ServerResponse, limit: number, read: number): Promise<never> {
   req.removeAllListeners('data');
-  req.resume();
-  if (req.complete) return;
-  const socket = req.socket;
-  let drained = 0;
-  const onData = (chunk: Buffer) => {
-    drained += chunk.length;
-    if (drained > bound) socket.destroy();
-  };
-  socket.on('data', onData);
-  // Node ends a `Connection: close` socket as soon as the answer is written, while the client may still be
-  // sending (it then sees a broken pipe, not the answer): the end waits until the body has been read.
-  const end = socket.end.bind(socket);
-  let bodyDone = false;
-  let endArgs: Parameters<typeof socket.end> | undefined;
-  const onBodyDone = () => {
-    if (bodyDone) return;
-    bodyDone = true;
-    socket.removeListener('data', onData);
-    socket.end = end;
-    if (endArgs !== undefined) end(...endArgs);
-  };
-  req.once('end', onBodyDone);
-  req.once('close', onBodyDone);
-  socket.once('close', onBodyDone);
-  socket.end = ((...args: Parameters<typeof socket.end>) => {
-    if (bodyDone) return end(...args);
-    endArgs = args;
-    return socket;
-  }) as typeof socket.end;
+  const complete = await drainBody(req, limit + REFUSED_BODY_DRAIN_BYTES, read);
+  if (!complete) closeAfterAnswer(req, res);
+  throw bodyTooLarge(limit);
 }
 
 /** Reads the whole body, at most `limit` bytes. Rejects with an AppError (413) or the stream's error. */
 export function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer> {
   const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) {
-    discardRest(req, res);
-    return Promise.reject(bodyTooLarge(limit));
-  }
+  if (declared !== undefined && Number(declared) > limit) return refuse(req, res, limit, 0);
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
-    const finish = (err: unknown, body?: Buffer) => {
+    /** Settles once: the body, an error, or — over the limit — the 413 after the rest is drained. */
+    const finish = (outcome: Buffer | Error | Promise<never>) => {
       if (done) return;
       done = true;
       req.removeListener('end', onEnd);
       req.removeListener('error', onError);
       req.removeListener('aborted', onAborted);
-      if (err !== undefined) reject(err);
-      else resolve(body ?? Buffer.alloc(0));
+      if (outcome instanceof Promise) outcome.catch(reject);
+      else if (outcome instanceof Error) reject(outcome);
+      else resolve(outcome);
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
-        discardRest(req, res);
-        finish(bodyTooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
+      if (size > limit) finish(refuse(req, res, limit, size));
+      else chunks.push(chunk);
     };
-    const onEnd = () => finish(undefined, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
-    const onError = (err: unknown) => finish(err);
+    const onEnd = () => finish(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    const onError = (err: unknown) => finish(err instanceof Error ? err : new Error(String(err)));
     const onAborted = () => finish(new Error('request aborted by the client'));
     req.on('data', onData);
     req.on('end', onEnd);

@@ -14,6 +14,7 @@
  * 400); small text fields are ignored. A body that is not valid multipart (no or bad boundary, truncated, bad part
  * headers, no file part) is a 400, never a 5xx.
  */
+import { closeAfterAnswer, drainBody } from './drain-body.ts';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import busboy, { type Busboy } from 'busboy';
@@ -284,49 +285,11 @@ export async function rejectUpload(
     return;
   }
   const bound = limits.maxBytes + MULTIPART_OVERHEAD_BYTES + limits.drainMaxBytes;
-  const complete = req.readableEnded || (await drain(req, bound));
+  const complete = await drainBody(req, bound, received.get(req) ?? 0, (bytes) => count(req, bytes));
   if (req.destroyed && !req.readableEnded) {
     res.destroy();
     return;
   }
-  if (!complete) {
-    res.setHeader('Connection', 'close');
-    res.once('finish', () => req.socket.destroySoon());
-  }
+  if (!complete) closeAfterAnswer(req, res);
   sendError(res, err);
-}
-
-/** Reads and drops the body until its end (true) or until `bound` bytes in all were read (false). */
-function drain(req: IncomingMessage, bound: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    if ((received.get(req) ?? 0) > bound) {
-      resolve(false);
-      return;
-    }
-    const cleanup = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('close', onClose);
-    };
-    const onData = (chunk: Buffer) => {
-      count(req, chunk.length);
-      if ((received.get(req) ?? 0) > bound) {
-        cleanup();
-        req.pause();
-        resolve(false);
-      }
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(true);
-    };
-    const onClose = () => {
-      cleanup();
-      resolve(req.readableEnded);
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('close', onClose);
-    req.resume();
-  });
 }
