@@ -9,29 +9,20 @@
  * touches a prototype); the request schema then reports it as an unknown field. V8's JSON.parse is not
  * recursive, so deeply nested input cannot overflow the stack.
  */
+import { parseMediaType } from './media-type.ts';
 import { closeAfterAnswer, drainBody } from './drain-body.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type AppError, appError } from '../errors.ts';
 import { parseJsonExact } from './json-exact.ts';
 
 const JSON_TYPE = /^application\/(?:json|[a-z0-9!#$&^_.+-]+\+json)$/;
-const UTF8_CHARSET = /^"?utf-?8"?$/i;
+const UTF8_CHARSET = /^utf-?8$/i;
 
 /** True for `application/json` and `application/*+json`, with optional parameters; a charset must be UTF-8. */
 export function isJsonContentType(header: string | undefined): boolean {
-  if (header === undefined) return false;
-  const parts = header.split(';');
-  const type = (parts[0] ?? '').trim().toLowerCase();
-  if (!JSON_TYPE.test(type)) return false;
-  for (let i = 1; i < parts.length; i++) {
-    const param = (parts[i] ?? '').trim();
-    const eq = param.indexOf('=');
-    if (eq === -1) continue;
-    if (param.slice(0, eq).trim().toLowerCase() === 'charset' && !UTF8_CHARSET.test(param.slice(eq + 1).trim())) {
-      return false;
-    }
-  }
-  return true;
+  const media = parseMediaType(header);
+  if (media === null || !JSON_TYPE.test(media.type)) return false;
+  return media.charsets.every((c) => UTF8_CHARSET.test(c));
 }
 
 export function bodyTooLarge(limit: number): AppError {

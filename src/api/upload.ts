@@ -14,6 +14,7 @@
  * 400); small text fields are ignored. A body that is not valid multipart (no or bad boundary, truncated, bad part
  * headers, no file part) is a 400, never a 5xx.
  */
+import { parseMediaType } from './media-type.ts';
 import { closeAfterAnswer, drainBody } from './drain-body.ts';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
@@ -28,26 +29,17 @@ import { sendError } from './error-envelope.ts';
 /** Allowance for multipart framing (boundaries, part headers, small fields) over BULK_MAX_BYTES. */
 export const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
 
-const UTF8_CHARSET = /^"?(utf-?8|us-ascii)"?$/i;
+const UTF8_CHARSET = /^(utf-?8|us-ascii)$/i;
 
 export type BodyKind = 'csv' | 'multipart';
 
 /** text/csv (charset, when given, UTF-8 or US-ASCII) or multipart/form-data; null for anything else. */
 export function bodyKind(header: string | undefined): BodyKind | null {
-  if (header === undefined) return null;
-  const parts = header.split(';');
-  const type = (parts[0] ?? '').trim().toLowerCase();
-  if (type === 'multipart/form-data') return 'multipart';
-  if (type !== 'text/csv') return null;
-  for (let i = 1; i < parts.length; i++) {
-    const param = (parts[i] ?? '').trim();
-    const eq = param.indexOf('=');
-    if (eq === -1) continue;
-    if (param.slice(0, eq).trim().toLowerCase() === 'charset' && !UTF8_CHARSET.test(param.slice(eq + 1).trim())) {
-      return null;
-    }
-  }
-  return 'csv';
+  const media = parseMediaType(header);
+  if (media === null) return null;
+  if (media.type === 'multipart/form-data') return 'multipart';
+  if (media.type !== 'text/csv') return null;
+  return media.charsets.every((c) => UTF8_CHARSET.test(c)) ? 'csv' : null;
 }
 
 /** The output format the Accept header allows (CSV preferred on a tie); null → 406. */
