@@ -6,6 +6,7 @@
  * (or fatal) line. An asynchronous destination that is not flushed before the exit fails both (pino's own exit
  * hook alone loses the chunk in flight).
  */
+import { serverEnv } from '../support/processes.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
@@ -37,14 +38,7 @@ afterEach(() => {
 function startServer(nodeArgs: string[] = []) {
   const child = spawn(NODE, [...nodeArgs, SERVER], {
     cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      BULK_THREADS: '1',
-    },
+    env: serverEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

@@ -3,6 +3,7 @@
  * is gone are swept at start-up (the folder made 0700); a connection whose upload stalls is closed after
  * HTTP_IDLE_TIMEOUT_MS, with no fixed whole-request timeout.
  */
+import { serverEnv } from '../support/processes.ts';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -22,15 +23,7 @@ afterEach(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function start(extra: Record<string, string>): { listening: Promise<string>; stdout: () => string } {
-  const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'info',
-    BULK_THREADS: '1',
-    ...extra,
-  };
+  const env = serverEnv(extra);
   const child = spawn(NODE, [SERVER], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let stdout = '';

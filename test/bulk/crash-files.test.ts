@@ -12,6 +12,7 @@
  * files and prints the server's peak RSS (VmHWM) and the time of each request. The files are generated on
  * the fly into a temporary directory, streaming, and deleted.
  */
+import { serverEnv } from '../support/processes.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -73,14 +74,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sor-crash-'));
   server = spawn(NODE, [...startFlags(), join(REPO, 'src', 'server.ts')], {
     cwd: REPO,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      BULK_THREADS: '1',
-    },
+    env: serverEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

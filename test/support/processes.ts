@@ -99,3 +99,19 @@ export async function startWorker(env: Record<string, string>): Promise<Child> {
   await child.waitFor(/worker: ready for chunk jobs/, 30_000);
   return child;
 }
+
+/**
+ * A clean environment for a spawned `src/server.ts` (none of this process's variables but PATH and HOME): an
+ * ephemeral port on loopback, info logs, one bulk thread, plus `extra`.
+ */
+export function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    BULK_THREADS: '1',
+    ...extra,
+  };
+}
