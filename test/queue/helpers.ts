@@ -5,10 +5,14 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable, Writable } from 'node:stream';
+import express from 'express';
 import { Queue } from 'bullmq';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import { createApp } from '../../src/api/app.ts';
+import { errorMiddleware } from '../../src/api/error-envelope.ts';
+import { jobsRouter } from '../../src/api/jobs-route.ts';
+import type { AsyncJobs } from '../../src/jobs/async-jobs.ts';
 import { type BulkFormat, type RunBulkOptions, runBulk } from '../../src/bulk/pipeline.ts';
 import type { ChunkOutput, ChunkRunner, ChunkTask } from '../../src/bulk/runner.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -109,4 +113,20 @@ export async function startService(config: Config): Promise<RunningService> {
       await runtime.close();
     },
   };
+}
+
+/** Serves the jobs router of `jobs` (with the app's error middleware) on an ephemeral loopback port. */
+export async function serveJobs(
+  jobs: AsyncJobs,
+  config: Config,
+  spoolDir: string,
+): Promise<{ base: string; server: Server }> {
+  const app = express();
+  app.use(jobsRouter(jobs, { maxBytes: config.BULK_MAX_BYTES, spoolDir }));
+  app.use(errorMiddleware);
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  return { base: `http://127.0.0.1:${port}`, server };
 }

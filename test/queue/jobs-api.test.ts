@@ -3,16 +3,12 @@
  * completed), progress, results identical to the synchronous pipeline's output for the same file, 409 before
  * completion, failed jobs, Idempotency-Key, TTL expiry, and the HTTP edge cases (406, 415, 404).
  */
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import express from 'express';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorMiddleware } from '../../src/api/error-envelope.ts';
-import { JobSchema, jobsOpenApiPaths, jobsRouter } from '../../src/api/jobs-route.ts';
+import { JobSchema, jobsOpenApiPaths } from '../../src/api/jobs-route.ts';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { buildOpenApiDocument } from '../../src/api/openapi/document.ts';
 import { runBulk } from '../../src/bulk/pipeline.ts';
@@ -29,7 +25,7 @@ import { RedisJobStore } from '../../src/jobs/redis-job-store.ts';
 import { deleteKeys, findRedis, uniquePrefix } from '../support/redis.ts';
 import type { TestRedis } from '../support/redis.ts';
 import { makeCsv } from './csv-gen.ts';
-import { bulkOutputText, silentLogger, testConfig } from './helpers.ts';
+import { bulkOutputText, serveJobs, silentLogger, testConfig } from './helpers.ts';
 
 let redis: TestRedis;
 let redisClient: Redis;
@@ -81,15 +77,9 @@ async function start(storeKind: 'memory' | 'redis', env: Record<string, string> 
     runnerFor: () => ({ small: g?.runner ?? createInlineRunner(), large: g?.runner ?? pool }),
     runBulk,
   });
-  const app = express();
-  app.use(jobsRouter(jobs, { maxBytes: config.BULK_MAX_BYTES, spoolDir }));
-  app.use(errorMiddleware);
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const { port } = server.address() as AddressInfo;
+  const { base, server } = await serveJobs(jobs, config, spoolDir);
   return {
-    base: `http://127.0.0.1:${port}`,
+    base,
     jobs,
     config,
     gate: g?.open,

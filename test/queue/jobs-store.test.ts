@@ -4,19 +4,14 @@
  * failed job, quotas that refuse up front (503 job_store_full), a job always marked failed when its result
  * cannot be stored, and 410 job_lost when a job's records vanish.
  */
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import express from 'express';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorMiddleware } from '../../src/api/error-envelope.ts';
-import { jobsRouter } from '../../src/api/jobs-route.ts';
 import { runBulk } from '../../src/bulk/pipeline.ts';
 import type { ChunkOutput, ChunkRunner, ChunkTask } from '../../src/bulk/runner.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
@@ -34,7 +29,7 @@ import { RedisJobStore } from '../../src/jobs/redis-job-store.ts';
 import { deleteKeys, findRedis, uniquePrefix } from '../support/redis.ts';
 import type { TestRedis } from '../support/redis.ts';
 import { makeCsv } from './csv-gen.ts';
-import { bulkOutputText, removePrefix, silentLogger, startService, testConfig } from './helpers.ts';
+import { bulkOutputText, removePrefix, serveJobs, silentLogger, startService, testConfig } from './helpers.ts';
 
 let redis: TestRedis;
 let redisClient: Redis;
@@ -78,15 +73,9 @@ async function serve(store: JobStore, config: Config, runner?: ChunkRunner): Pro
     runnerFor: () => ({ small: runner ?? createInlineRunner(), large: runner ?? pool }),
     runBulk,
   });
-  const app = express();
-  app.use(jobsRouter(jobs, { maxBytes: config.BULK_MAX_BYTES, spoolDir }));
-  app.use(errorMiddleware);
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const { port } = server.address() as AddressInfo;
+  const { base, server } = await serveJobs(jobs, config, spoolDir);
   return {
-    base: `http://127.0.0.1:${port}`,
+    base,
     jobs,
     store,
     config,
