@@ -25,7 +25,7 @@ import { AppError, appError, entryEnvelope, type WireEnvelope } from '../errors.
 import type { AsyncJobs } from '../jobs/async-jobs.ts';
 import type { JobRecord, ResultFormat } from '../jobs/job-store.ts';
 import { ExtendedErrorSchema } from '../schema/response.ts';
-import { removeSpoolFile } from '../jobs/spool.ts';
+import { UploadDigest } from '../jobs/upload-digest.ts';
 import {
   negotiateUpload,
   receiveUpload,
@@ -121,15 +121,14 @@ export function jobsRouter(
     try {
       const { kind, format } = negotiateUpload(req, limits);
       const key = idempotencyKey(req);
-      upload = await receiveUpload(req, kind, limits);
+      // One pass over the body: spool, prescan, and the job's hash and counts.
+      const digest = new UploadDigest(format);
+      upload = await receiveUpload(req, kind, limits, digest);
       // The job owns its file from here on: move it out of the upload names the spool sweep removes.
       const jobPath = join(limits.spoolDir, `job-${randomUUID()}.csv`);
       await rename(upload.path, jobPath);
+      const spooled = { path: jobPath, ...digest.finish(), nonContiguous: upload.scan.nonContiguous };
       upload = undefined;
-      const spooled = await jobs.adopt(jobPath, format).catch(async (err: unknown) => {
-        await removeSpoolFile(jobPath);
-        throw err;
-      });
       const { record, created } = await jobs.submit(spooled, format, key);
       res.status(202);
       res.setHeader('Location', `${JOBS_PATH}/${record.id}`);

@@ -121,16 +121,25 @@ function malformed(detail: string): AppError {
 class SpoolSink {
   readonly scan: Prescan;
   private readonly file: SpoolFile;
+  private readonly digest: UploadObserver | undefined;
 
-  constructor(file: SpoolFile, scan: Prescan) {
+  constructor(file: SpoolFile, scan: Prescan, digest?: UploadObserver) {
     this.file = file;
     this.scan = scan;
+    this.digest = digest;
   }
 
   async write(chunk: Buffer): Promise<void> {
     this.scan.push(chunk);
-    if (this.scan.failed === undefined) await this.file.handle.write(chunk);
+    if (this.scan.failed !== undefined) return;
+    this.digest?.update(chunk);
+    await this.file.handle.write(chunk);
   }
+}
+
+/** Sees every byte stored in the spool, in the same pass (the job service's hash and counts). */
+export interface UploadObserver {
+  update(chunk: Buffer): void;
 }
 
 async function receiveRaw(req: IncomingMessage, sink: SpoolSink): Promise<void> {
@@ -224,10 +233,15 @@ async function receiveMultipart(req: IncomingMessage, sink: SpoolSink, limits: U
 
 /**
  * Receives the body into a new spool file, checking it on the way. Resolves once the whole body is in with the
- * upload and its prescan (whose `problem` the caller answers); rejects with an AppError (malformed multipart,
+ * upload and its prescan (whose `problem` the caller answers); `observer` sees every stored byte. Rejects with an AppError (malformed multipart,
  * size) or UploadAbortedError, the spool file already removed. On rejection, pass the error to rejectUpload.
  */
-export async function receiveUpload(req: IncomingMessage, kind: BodyKind, limits: UploadLimits): Promise<Upload> {
+export async function receiveUpload(
+  req: IncomingMessage,
+  kind: BodyKind,
+  limits: UploadLimits,
+  observer?: UploadObserver,
+): Promise<Upload> {
   await ensureSpoolDir(limits.spoolDir);
   const file = await createSpoolFile(limits.spoolDir);
   const remove = () => removeSpoolFile(file.path);
@@ -237,7 +251,7 @@ export async function receiveUpload(req: IncomingMessage, kind: BodyKind, limits
     maxRowChars: limits.maxRowChars,
     maxCellChars: limits.maxCellChars,
   });
-  const sink = new SpoolSink(file, scan);
+  const sink = new SpoolSink(file, scan, observer);
   try {
     if (kind === 'csv') await receiveRaw(req, sink);
     else await receiveMultipart(req, sink, limits);

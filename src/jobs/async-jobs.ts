@@ -30,7 +30,6 @@ import { AppError, appError, entryEnvelope, errorEnvelope } from '../errors.ts';
 import { newJobId } from './job-id.ts';
 import { reservationFor } from './result-quota.ts';
 import type { StoreHeadroom } from './result-quota.ts';
-import { digestFile } from './upload-digest.ts';
 import { metrics } from '../metrics.ts';
 import type { JobError, JobPatch, JobRecord, JobStore, ResultFormat } from './job-store.ts';
 
@@ -68,6 +67,8 @@ export interface SpooledUpload {
   bytes: number;
   /** Students in the file (the progress total), null when unknown. */
   students: number | null;
+  /** Students whose rows are not contiguous, from the upload's prescan (the run does not read the file for them). */
+  nonContiguous?: ReadonlyMap<string, number>;
 }
 
 /** Maps any error of a bulk run to the job's error object (the v1 envelope shape). */
@@ -127,6 +128,7 @@ class ResultSink extends Writable {
 interface Pending {
   record: JobRecord;
   path: string;
+  nonContiguous: ReadonlyMap<string, number> | undefined;
 }
 
 export class AsyncJobs {
@@ -152,11 +154,6 @@ export class AsyncJobs {
     this.#mapError = mapError;
     this.#leaseTimer = setInterval(() => this.#renewLeases(), LEASE_RENEW_MS);
     this.#leaseTimer.unref();
-  }
-
-  /** Adopts an already spooled file, reading it once for its hash, size and student count. */
-  async adopt(path: string, format: ResultFormat): Promise<SpooledUpload> {
-    return { path, ...(await digestFile(path, format)) };
   }
 
   /** Room left in the job store for results (for /readyz). */
@@ -212,7 +209,7 @@ export class AsyncJobs {
     }
     metrics.jobTransitions.inc({ status: 'queued' });
     this.#owned.add(record.id);
-    this.#waiting.push({ record, path: upload.path });
+    this.#waiting.push({ record, path: upload.path, nonContiguous: upload.nonContiguous });
     this.#logger.info({ jobId: record.id, format, bytes: upload.bytes }, 'async job queued');
     this.#pump();
     return outcome;
@@ -267,7 +264,7 @@ export class AsyncJobs {
     }
   }
 
-  async #run({ record, path }: Pending, signal: AbortSignal): Promise<void> {
+  async #run({ record, path, nonContiguous }: Pending, signal: AbortSignal): Promise<void> {
     const id = record.id;
     const log = this.#logger.child({ jobId: id });
     await this.#update(id, {
@@ -300,6 +297,7 @@ export class AsyncJobs {
     try {
       const summary = await this.#runBulk({
         input: createReadStream(path, { highWaterMark: 256 * 1024 }),
+        nonContiguous,
         output: gzip,
         format: record.format,
         runner: this.#runnerFor(id),

@@ -4,7 +4,6 @@
  */
 import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { CsvRecordReader } from '../bulk/csv-reader.ts';
 import type { CsvRecord } from '../bulk/csv-reader.ts';
@@ -75,11 +74,4 @@ export class UploadDigest {
       students: this.#unreadable || this.#idColumn < 0 ? null : this.#students,
     };
   }
-}
-
-/** Reads a file once and returns its facts. */
-export async function digestFile(path: string, format: string): Promise<UploadFacts> {
-  const digest = new UploadDigest(format);
-  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) digest.update(chunk as Buffer);
-  return digest.finish();
 }
