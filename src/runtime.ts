@@ -36,7 +36,7 @@ import { startAdminListener } from './api/admin-listener.ts';
 import type { AdminListener } from './api/admin-listener.ts';
 import { uploadLimits } from './api/bulk-route.ts';
 import { adminRouter, opsRouter } from './api/ops-route.ts';
-import { runBulkPrescanned } from './bulk/run-prescanned.ts';
+import { runBulk } from './bulk/pipeline.ts';
 import { instrumentRunner } from './bulk/runners/instrumented.ts';
 import { setGaugeSources } from './metrics.ts';
 import { redactText, redactUrl, urlSecrets } from './redact.ts';
@@ -188,7 +188,7 @@ async function createQueueParts(
     logger,
     store,
     runnerFor: (jobId) => ({ small, large: large.forRequest?.(jobId) ?? large }),
-    runBulk: runBulkPrescanned,
+    runBulk,
   });
 
   readiness.push(jobsStoreReadiness(jobs));

@@ -64,7 +64,7 @@ export async function runToString(
   } = {},
 ): Promise<{ text: string; summary: BulkSummary }> {
   const sink = new StringSink();
-  // As every door does (src/api/upload.ts, src/bulk/run-prescanned.ts, the CLI): a prescan names the students
+  // As every door does (src/api/upload.ts for bulk and jobs, the CLI): a prescan names the students
   // whose rows are not contiguous, so each is an error on every row, its first group included.
   const config = options.config ?? bulkConfig();
   const scan = await prescanStream(Readable.from(piecewise(csv, options.pieces)), {
