@@ -16,11 +16,12 @@
  * Completeness: every data row of the input produces exactly one output row (CSV), in input order. A chunk whose
  * runner rejects, or returns a different number of rows than it was given, becomes internal_error rows.
  */
+import { createBulkReader, DEFAULT_BULK_TEXT_LIMITS } from './bulk-reader.ts';
 import type { Readable, Writable } from 'node:stream';
-import { loadConfig, type Config } from '../config.ts';
+import type { Config } from '../config.ts';
 import { appError } from '../errors.ts';
 import type { ChunkOutcome, ChunkRunner } from './runner.ts';
-import { CsvRecordReader, recordCells, type CsvRecord } from './csv-reader.ts';
+import { recordCells, type CsvRecord } from './csv-reader.ts';
 import { readHeader, type CsvLayout } from './csv-layout.ts';
 import { ChunkBuilder, type BulkFormat } from './chunk-payload.ts';
 import { StudentGrouper } from './group-students.ts';
@@ -35,9 +36,6 @@ export type { BulkFormat } from './chunk-payload.ts';
  * chunk, so a thread never receives more than this (or one student, itself at most BULK_MAX_STUDENT_CHARS).
  */
 export const MAX_CHUNK_CHARS = 4 * 1024 * 1024;
-
-/** The text limits runBulk applies when its config omits them: the defaults of src/config.ts. */
-const DEFAULT_BULK_TEXT_LIMITS = loadConfig({});
 
 /** Message of the error rows of a chunk that could not be run (shown to the client: no internals). */
 export const FAILED_CHUNK_MESSAGE =
@@ -315,11 +313,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
   const maxRows = limits?.maxRows;
   const chunkStudents = config.BULK_CHUNK_STUDENTS;
 
-  const reader = new CsvRecordReader(config.BULK_MAX_ROW_CHARS ?? DEFAULT_BULK_TEXT_LIMITS.BULK_MAX_ROW_CHARS, {
-    rawLines: true,
-    header: true,
-    maxCellChars: config.BULK_MAX_CELL_CHARS ?? DEFAULT_BULK_TEXT_LIMITS.BULK_MAX_CELL_CHARS,
-  });
+  const reader = createBulkReader({ maxRowChars: config.BULK_MAX_ROW_CHARS, maxCellChars: config.BULK_MAX_CELL_CHARS });
   const decoder = new TextDecoder('utf-8');
   const records: CsvRecord[] = [];
   const progress: BulkProgress = { bytes: 0, rows: 0, errorRows: 0, students: 0, chunks: 0 };

@@ -14,9 +14,9 @@
  * Memory: the exact StudentIdSet (about 20-50 bytes per student, off the JS heap) plus the ids found
  * non-contiguous.
  */
-import { loadConfig } from '../config.ts';
+import { createBulkReader } from './bulk-reader.ts';
 import { AppError, appError } from '../errors.ts';
-import { CsvRecordReader, recordCell, recordCells, type CsvRecord } from './csv-reader.ts';
+import { recordCell, recordCells, type CsvRecord, type CsvRecordReader } from './csv-reader.ts';
 import { readHeader, type CsvLayout } from './csv-layout.ts';
 import { StudentIdSet } from './group-students.ts';
 
@@ -27,8 +27,6 @@ export interface PrescanLimits {
   maxRowChars?: number;
   maxCellChars?: number;
 }
-
-const READER_DEFAULTS = loadConfig({});
 
 export interface PrescanResult {
   /** The header, once read without problem. */
@@ -121,12 +119,8 @@ export class Prescan {
 
   constructor(limits: PrescanLimits = {}) {
     this.limits = limits;
-    // Exactly the pipeline's reader (src/bulk/pipeline.ts): the same records, whatever the chunking.
-    this.reader = new CsvRecordReader(limits.maxRowChars ?? READER_DEFAULTS.BULK_MAX_ROW_CHARS, {
-      rawLines: true,
-      header: true,
-      maxCellChars: limits.maxCellChars ?? READER_DEFAULTS.BULK_MAX_CELL_CHARS,
-    });
+    // The pipeline's own reader: the same records, whatever the chunking.
+    this.reader = createBulkReader(limits);
   }
 
   /** The first file-level problem so far (the caller may stop storing the upload once there is one). */
