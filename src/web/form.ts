@@ -76,7 +76,11 @@ export class StudentForm {
   }
 
   private termFieldset(index: number): HTMLFieldSetElement {
-    const remove = h('button', { type: 'button', class: 'secondary remove-term' }, `Remove term ${index + 1}`);
+    const remove = h(
+      'button',
+      { type: 'button', class: 'secondary remove-term', id: `remove-term-${index + 1}` },
+      `Remove term ${index + 1}`,
+    );
     remove.addEventListener('click', () => this.removeTerm(index));
     const box = h('fieldset', { class: 'term', 'data-term': index }, h('legend', {}, `Term ${index + 1}`));
     const grid = h('div', { class: 'grid' });
