@@ -114,7 +114,9 @@ export function startBulk(): void {
     bar.hidden = false;
     bar.removeAttribute('value');
     progressText.textContent = 'Uploading…';
-    let jobs: Job[] = await Promise.all([submit(f, FORMATS.csv), submit(f, FORMATS.ndjson)]);
+    // The submission answers {id, status, status_url, result_url}; the progress comes with the status.
+    const accepted = await Promise.all([submit(f, FORMATS.csv), submit(f, FORMATS.ndjson)]);
+    let jobs: Job[] = await Promise.all(accepted.map(status));
     show(jobs);
     while (!jobs.every((j) => j.status === 'completed' || j.status === 'failed')) {
       await new Promise((r) => setTimeout(r, POLL_MS));

@@ -136,6 +136,7 @@ describe('the single-student page', () => {
       'terms[1].credits_enrolled',
     );
     expect(await page.locator('#result [data-field]').count()).toBe(0);
+    expect(await page.locator('#result-actions').isVisible()).toBe(false);
     // Only that field is marked.
     expect(await page.locator('[aria-invalid="true"]').count()).toBe(1);
     await screenshot(page, '03-field-error');
