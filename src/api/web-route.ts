@@ -89,7 +89,7 @@ export function webRouter(dir: string = webDir()): Router {
   router.all('/', methodNotAllowed('GET'));
   router.get('/docs', (_req, res) => sendDocument(res, docs, DOCS_CSP));
   router.all('/docs', methodNotAllowed('GET'));
-  for (const path of ['/docs/', '/swagger', '/swagger/', '/redoc', '/redoc/']) {
+  for (const path of ['/swagger', '/redoc']) {
     router.get(path, (_req, res) => res.redirect(301, '/docs'));
   }
   router.use('/assets', immutable(join(dir, 'assets')));
