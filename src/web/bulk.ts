@@ -142,7 +142,11 @@ export function startBulk(): void {
           h(
             'table',
             { class: 'errors' },
-            h('caption', {}, 'Error rows'),
+            h(
+              'caption',
+              {},
+              'Error rows: each problem with its line (the other rows of such a student are not calculated)',
+            ),
             h(
               'thead',
               {},

@@ -44,7 +44,13 @@ function stepView(step: Step, index: number): HTMLElement {
     'li',
     { class: 'step', 'data-step': step.id },
     h('h3', {}, `${index + 1}. ${step.title}`),
-    h('p', { class: 'cite' }, h('span', {}, `rules.md ${step.section}`), ' · ', h('cite', {}, step.citation)),
+    h(
+      'p',
+      { class: 'cite' },
+      h('span', {}, `rules.md ${step.section.startsWith('§') ? '' : '§'}${step.section}`),
+      ' · ',
+      h('cite', {}, step.citation),
+    ),
     h('p', { class: 'formula' }, step.formula),
     h(
       'div',
