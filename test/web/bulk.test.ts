@@ -112,6 +112,38 @@ describe('the bulk tab', () => {
     expect(await page.locator('#check-summary').isVisible()).toBe(false);
   });
 
+  it('moves the progress bar while a larger file is calculated, then shows every row ok', async () => {
+    const page = await bulkTab();
+    const students = 20_000;
+    const lines = ['student_id,term_label,full_time_credits,credits_enrolled,dependency_status,grade_level'];
+    for (let i = 0; i < students; i++) {
+      lines.push(`S${i},Fall,12,6,independent,second_year`, `S${i},Spring,12,9,independent,second_year`);
+    }
+    await page.locator('#bulk-file').setInputFiles({
+      name: 'large.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(`${lines.join('\n')}\n`),
+    });
+    // Every state of the bar, sampled in the page while the jobs run.
+    await page.evaluate(
+      `window.bars = []; setInterval(() => { const b = document.getElementById('bulk-progress'); ` +
+        `if (!b.hidden && b.hasAttribute('value')) window.bars.push([b.value, b.max]); }, 25)`,
+    );
+    await page.getByRole('button', { name: 'Calculate the file' }).click();
+    const midway = `(() => { const b = document.getElementById('bulk-progress'); return b.value > 0 && b.value < b.max; })()`;
+    await expect.poll(() => page.evaluate<boolean>(midway), { timeout: 60_000, interval: 20 }).toBe(true);
+    await screenshot(page, '14-bulk-progress');
+    await page.locator('#bulk-summary-heading').waitFor({ timeout: 120_000 });
+    const bars = await page.evaluate<[number, number][]>('window.bars');
+    const values = bars.map(([value]) => value);
+    expect(values.some((v, i) => v > 0 && v < bars[i]![1])).toBe(true);
+    expect(values).toEqual([...values].sort((a, b) => a - b)); // never goes back
+    expect(bars.at(-1)).toEqual([2 * students, 2 * students]); // two jobs of `students` each, both done
+    expect(await page.locator('[data-field="rows_ok"]').textContent()).toBe((2 * students).toLocaleString('en-US'));
+    expect(await page.locator('[data-field="error_rows"]').textContent()).toBe('0');
+    expect(await page.locator('#bulk-summary').textContent()).toContain('No error rows.');
+  }, 180_000);
+
   it('takes a dropped file with error rows and lists each one with its line, column and message', async () => {
     const page = await bulkTab();
     const header =
