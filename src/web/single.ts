@@ -85,7 +85,12 @@ export function startSingle(help: FieldHelp): void {
     });
   });
   byId('copy-link').addEventListener('click', () => {
-    void navigator.clipboard?.writeText(link.href).then(
+    // The clipboard exists only in a secure context (https or localhost).
+    if (!navigator.clipboard) {
+      status.textContent = 'Copy the link from the address bar.';
+      return;
+    }
+    void navigator.clipboard.writeText(link.href).then(
       () => (status.textContent = 'The link was copied.'),
       () => (status.textContent = 'Copy the link from the address bar.'),
     );
