@@ -16,7 +16,10 @@ function counts(value: unknown): Counts | undefined {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-/** Reads the summary as {statuses, reasons}, whether nested (`by_status`, `by_reason`, `reasons`) or flat. */
+/**
+ * Reads the summary as {statuses, reasons}: the service's `{checked, match, mismatch, not_checked, by_reason}`
+ * (`checked` is their sum and is not a bar), or a flat object of counts.
+ */
 export function readCheckSummary(summary: unknown): { statuses: Counts; reasons: Counts } | undefined {
   if (summary === null || typeof summary !== 'object') return undefined;
   const s = summary as Record<string, unknown>;
@@ -28,7 +31,7 @@ export function readCheckSummary(summary: unknown): { statuses: Counts; reasons:
   const reasons =
     counts(s['by_reason']) ??
     counts(s['reasons']) ??
-    Object.fromEntries(Object.entries(flat).filter(([k]) => !STATUSES.includes(k) && k !== 'total'));
+    Object.fromEntries(Object.entries(flat).filter(([k]) => !STATUSES.includes(k) && k !== 'total' && k !== 'checked'));
   if (Object.keys(statuses).length === 0 && Object.keys(reasons).length === 0) return undefined;
   return { statuses, reasons };
 }
@@ -40,7 +43,8 @@ export function renderCheckSummary(target: HTMLElement, summary: unknown): void 
     target.replaceChildren();
     return;
   }
-  const reasons = Object.entries(read.reasons).sort((a, b) => b[1] - a[1]);
+  // In the service's order of reasons (the table of the shadow check), zeros included.
+  const reasons = Object.entries(read.reasons);
   const most = Math.max(1, ...reasons.map(([, n]) => n));
   const bars = reasons.map(([reason, n]) => {
     const bar = h('span', { class: 'bar' });
