@@ -25,6 +25,7 @@ interface Worksheet {
 function values(data: unknown, withFields: boolean): HTMLElement {
   if (data === null || typeof data !== 'object') return h('p', {}, formatNumber(data));
   const entries = Array.isArray(data) ? data.map((v, i) => [String(i), v] as const) : Object.entries(data);
+  if (entries.length === 0) return h('p', { class: 'none' }, '—');
   return h(
     'dl',
     { class: 'values' },
