@@ -187,7 +187,7 @@ async function createQueueParts(
     config,
     logger,
     store,
-    runnerFor: (jobId) => ({ small, large: large.forRequest?.(jobId) ?? large }),
+    runners: { small, large },
     runBulk,
   });
 

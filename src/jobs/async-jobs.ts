@@ -53,8 +53,8 @@ export interface AsyncJobsOptions {
   config: Config;
   logger: Logger;
   store: JobStore;
-  /** The runners for one job: inline for small files, the queue (bound to the job id) or the pool for large. */
-  runnerFor: (jobId: string) => ChunkRunner | RunnerChoice;
+  /** The runners for every job: inline for small files, the queue or the pool for large (each run carries its own run id). */
+  runners: ChunkRunner | RunnerChoice;
   runBulk: RunBulkFn;
 }
 
@@ -135,7 +135,7 @@ export class AsyncJobs {
   readonly store: JobStore;
   readonly #config: Config;
   readonly #logger: Logger;
-  readonly #runnerFor: (jobId: string) => ChunkRunner | RunnerChoice;
+  readonly #runners: ChunkRunner | RunnerChoice;
   readonly #runBulk: RunBulkFn;
   readonly #mapError: ErrorMapper;
   readonly #waiting: Pending[] = [];
@@ -149,7 +149,7 @@ export class AsyncJobs {
     this.store = options.store;
     this.#config = options.config;
     this.#logger = options.logger.child({ component: 'async-jobs' });
-    this.#runnerFor = options.runnerFor;
+    this.#runners = options.runners;
     this.#runBulk = options.runBulk;
     this.#mapError = mapError;
     this.#leaseTimer = setInterval(() => this.#renewLeases(), LEASE_RENEW_MS);
@@ -300,7 +300,7 @@ export class AsyncJobs {
         nonContiguous,
         output: gzip,
         format: record.format,
-        runner: this.#runnerFor(id),
+        runner: this.#runners,
         config: this.#config,
         limits: { maxBytes: this.#config.BULK_MAX_BYTES, maxRows: this.#config.BULK_MAX_ROWS },
         onProgress,

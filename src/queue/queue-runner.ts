@@ -35,13 +35,10 @@ import {
   QUEUE_NAME,
   chunkJobId,
   chunkResultKey,
-  newRunId,
 } from './settings.ts';
+import { newRunId } from '../bulk/run-id.ts';
 
 /** A chunk task, optionally tagged with the random id of the bulk run it belongs to (its job ids' prefix). */
-export interface QueueChunkTask extends ChunkTask {
-  runId?: string;
-}
 
 /**
  * What the worker returns through the `completed` event: the counts and the output's HMAC; the output bytes
@@ -63,12 +60,7 @@ export type FallbackReason =
 
 export interface QueueRunner extends ChunkRunner {
   readonly kind: 'queue';
-  run(task: QueueChunkTask): Promise<ChunkOutput>;
-  /**
-   * A runner for one bulk run (a bulk request or an async job): its chunk job ids share a fresh random run id.
-   * The argument is not used in the ids (they must not lead to a request or a job): it is only the interface's.
-   */
-  forRequest(requestId: string): ChunkRunner;
+  run(task: ChunkTask): Promise<ChunkOutput>;
   /** Redis reachable, recent enough, noeviction. */
   check(): Promise<RedisCheck>;
   /** Chunk jobs by state, for the queue-depth gauge. Rejects when Redis is unreachable. */
@@ -248,10 +240,10 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
       suppressed++;
     }
     if (!local) throw new Error(`chunk ${task.index} could not run on the queue: ${detail}`);
-    return fallback.run({ index: task.index, payload: task.payload });
+    return fallback.run(task);
   }
 
-  async function run(task: QueueChunkTask): Promise<ChunkOutput> {
+  async function run(task: ChunkTask): Promise<ChunkOutput> {
     if (closing) throw new Error('the queue runner is closed');
     const payloadBytes = Buffer.byteLength(task.payload, 'utf8');
     if (payloadBytes > MAX_PAYLOAD_BYTES) {
@@ -366,14 +358,6 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
     queue,
     redis: producer,
     run,
-    forRequest(): ChunkRunner {
-      const runId = newRunId();
-      return {
-        kind: 'queue',
-        run: (task: ChunkTask) => run({ index: task.index, payload: task.payload, runId }),
-        close: async () => undefined,
-      };
-    },
     async check(): Promise<RedisCheck> {
       if (producer.status !== 'ready') {
         try {
