@@ -25,7 +25,7 @@ import { redactUrl } from '../redact.ts';
 import { ChunkSigner, isChunkJobData, payloadDigest } from './chunk-signing.ts';
 import type { ChunkJobData } from './chunk-signing.ts';
 import { blockingOptions, createRedis } from './connection.ts';
-import type { ChunkJobReturn } from './queue-runner.ts';
+import type { ChunkJobReturn } from './chunk-completions.ts';
 import { DEFAULT_WORKER_TUNING, QUEUE_NAME, RESULT_TTL_SECONDS, chunkResultKey } from './settings.ts';
 import type { WorkerTuning } from './settings.ts';
 
