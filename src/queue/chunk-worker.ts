@@ -65,10 +65,12 @@ function indexOf(jobId: string | undefined): number {
   return m ? Number.parseInt(m[1] ?? '0', 10) : 0;
 }
 
-/** Errors that come from the payload itself (bad JSON, wrong shape), not from the machinery. */
+/**
+ * Errors that come from the payload itself (bad JSON, wrong shape: both SyntaxError, see chunk-payload.ts), not
+ * from the machinery. Told by the error's name, which survives the worker thread's structured clone.
+ */
 export function isMalformed(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  return err.name === 'SyntaxError' || /malformed chunk payload/i.test(err.message);
+  return err instanceof Error && err.name === 'SyntaxError';
 }
 
 export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
