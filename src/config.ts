@@ -97,6 +97,11 @@ const EnvSchema = z.object({
   QUEUE_WORKER_PREFETCH: int(0, 64).default(0),
   /** When set, the worker writes a timestamp there every 10 s (liveness probe for a process without HTTP). */
   QUEUE_WORKER_HEARTBEAT_FILE: z.string().trim().min(1).optional(),
+  /**
+   * On SIGTERM a worker lets its in-flight chunks finish for at most this long (they cannot store their output
+   * while Redis is down), then exits 1; other workers recover unfinished chunks as stalled jobs.
+   */
+  QUEUE_WORKER_SHUTDOWN_GRACE_MS: int(100, 600_000).default(25_000),
   /** Private folder (created 0700) where bulk and job uploads are spooled (files 0600) before they are answered. */
   SPOOL_DIR: z.string().trim().min(1).default(join(tmpdir(), 'sor-spool')),
   /** Bulk requests computing at once per process; beyond it 503 service_busy with Retry-After (README, Uploads). */
