@@ -33,6 +33,7 @@ import { runBulk, type BulkFormat } from '../bulk/pipeline.ts';
 import type { ChunkRunner } from '../bulk/runner.ts';
 import { BUSY_RETRY_AFTER_SECONDS, BulkAdmission } from './bulk-admission.ts';
 import { negotiateUpload, receiveUpload, rejectUpload, type Upload, type UploadLimits } from './upload.ts';
+import { chargeStudents } from './rate-limit.ts';
 
 export { bodyKind, negotiateFormat, MULTIPART_OVERHEAD_BYTES } from './upload.ts';
 
@@ -77,6 +78,7 @@ export function bulkRouter(ctx: AppContext): Router {
     try {
       const { kind, format } = negotiateUpload(req, limits);
       upload = await receiveUpload(req, kind, limits);
+      await chargeStudents(res, upload.scan.students);
       try {
         leave = admission.enter();
       } catch (err) {
