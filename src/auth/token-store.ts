@@ -3,8 +3,8 @@
  * expiry, revocation, rate limit). Never the token itself.
  *  - FileTokenStore (no REDIS_URL): one JSON file (AUTH_TOKENS_FILE), written atomically (a temporary file 0600 in
  *    the same folder, then rename) in a folder created 0700. The API re-reads it when its size or modification
- *    time changes, at most once per FILE_RECHECK_MS, so a token created or revoked by `sor token` takes effect
- *    within a second without a restart.
+ *    time changes (a known token at most once per FILE_RECHECK_MS, an unknown one at every lookup), so a token
+ *    created by `sor token` works at once and a revoked one is refused within a second, without a restart.
  *  - RedisTokenStore (REDIS_URL): `${prefix}:auth:token:<sha256>` hashes and the index `${prefix}:auth:tokens`
  *    (id → sha256), shared by every API replica and the CLI.
  */
@@ -98,18 +98,21 @@ export class FileTokenStore implements TokenStore {
   }
 
   async findByHash(hash: string): Promise<TokenRecord | undefined> {
+    // A known token is served from the cache for up to FILE_RECHECK_MS (revocations apply within a second); an
+    // unknown one always looks at the file first (a stat; read again only when it changed), so a token created a
+    // moment ago works at once.
     const now = Date.now();
-    if (this.#cache === undefined || now - this.#checkedAt >= FILE_RECHECK_MS) {
-      this.#checkedAt = now;
-      const s = await stat(this.path).catch((err: NodeJS.ErrnoException) => {
-        if (err.code === 'ENOENT') return undefined;
-        throw err;
-      });
-      const stamp = s === undefined ? 'none' : `${s.size}:${s.mtimeMs}:${s.ino}`;
-      if (this.#cache?.stamp !== stamp) {
-        const tokens = s === undefined ? [] : await this.#read();
-        this.#cache = { byHash: new Map(tokens.map((t) => [t.hash, t])), stamp };
-      }
+    const cached = this.#cache?.byHash.get(hash);
+    if (cached && now - this.#checkedAt < FILE_RECHECK_MS) return cached;
+    this.#checkedAt = now;
+    const s = await stat(this.path).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return undefined;
+      throw err;
+    });
+    const stamp = s === undefined ? 'none' : `${s.size}:${s.mtimeMs}:${s.ino}`;
+    if (this.#cache?.stamp !== stamp) {
+      const tokens = s === undefined ? [] : await this.#read();
+      this.#cache = { byHash: new Map(tokens.map((t) => [t.hash, t])), stamp };
     }
     return this.#cache?.byHash.get(hash);
   }
