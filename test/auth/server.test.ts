@@ -312,7 +312,11 @@ describe('the CLI against a service that requires tokens', () => {
     const out = join(dir, 'out.csv');
     const withFlag = await sor(['bulk', input, '-o', out, '--server', api.base, '--token', a.token], {});
     expect(withFlag.code).toBe(0);
-    expect(readFileSync(out, 'utf8').split('\n').filter((l) => l.startsWith('S-'))).toHaveLength(4);
+    expect(
+      readFileSync(out, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('S-')),
+    ).toHaveLength(4);
     const withEnv = await sor(['bulk', input, '-o', out, '--server', api.base], { SOR_TOKEN: a.token });
     expect(withEnv.code).toBe(0);
     const without = await sor(['bulk', input, '-o', out, '--server', api.base], {});
