@@ -1,11 +1,12 @@
 /** Token format, hashing and the constant-time comparison (src/auth/token.ts), and rate parsing. */
 import { createHash } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 
 // Spy on timingSafeEqual, keeping the real one: the comparison must go through it.
 const spy = vi.hoisted(() => ({ calls: [] as [number, number][] }));
 vi.mock('node:crypto', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:crypto')>();
+  const real = await importOriginal<typeof Crypto>();
   return {
     ...real,
     timingSafeEqual: (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {
