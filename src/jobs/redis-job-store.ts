@@ -6,8 +6,8 @@
  *   `${prefix}:jobs`              sorted set: job id → expiry (ms), for counting jobs by status
  *   `${prefix}:job-bytes`         hash: job id → bytes reserved for (then taken by) its compressed result
  *   `${prefix}:jobs-of:<owner>`   sorted set (all scores 0, so ordered by id = by creation time): one owner's jobs,
- *                                 for GET /v1/jobs; ids of expired jobs are dropped when listed, and the set
- *                                 expires 2 × JOB_TTL_SECONDS + 1 day after its owner's last submission
+ *                                 for GET /v1/jobs (token owners only: anonymous jobs are never listed); ids of
+ *                                 expired jobs are dropped when listed; the set expires with its owner's last job
  * Every key expires JOB_TTL_SECONDS after the job finished (after its last lease renewal while it has not);
  * job-bytes entries of jobs gone from `jobs` are pruned whenever the ledger is read, and `jobs` and `job-bytes`
  * themselves expire JOB_TTL_SECONDS after the last job wrote to them: nothing of a job outlives its TTL. The results may take at most
@@ -191,12 +191,10 @@ export class RedisJobStore implements JobStore {
       return this.create(record, idempotencyKey, reserveBytes);
     }
     if (reserveBytes > 0) this.#written.set(record.id, 0);
-    const owned = this.#ownerKey(record.owner ?? '');
-    await this.#redis
-      .multi()
-      .zadd(owned, 0, record.id)
-      .pexpire(owned, 2 * this.#ttlMs + 86_400_000)
-      .exec();
+    if (record.owner) {
+      const owned = this.#ownerKey(record.owner);
+      await this.#redis.multi().zadd(owned, 0, record.id).pexpire(owned, this.#ttlMs).exec();
+    }
     return { record: { ...record }, created: true };
   }
 
@@ -222,8 +220,11 @@ export class RedisJobStore implements JobStore {
     const key = this.#jobKey(id);
     // Only touch a job that still exists: a job that expired must not come back as a partial hash.
     if ((await this.#redis.exists(key)) === 0) return;
+    const refresh = patch.status === 'completed' || patch.status === 'failed' || patch.lease_until !== undefined;
+    const owner = refresh ? await this.#redis.hget(key, 'owner') : null;
     const multi = this.#redis.multi();
     multi.hset(key, ...toHash(patch));
+    if (owner) multi.pexpire(this.#ownerKey(owner), this.#ttlMs);
     // A finished job is kept TTL from now; an unfinished one never expires while its owner renews its lease.
     if (patch.status === 'completed' || patch.status === 'failed' || patch.lease_until !== undefined) {
       multi.pexpire(key, this.#ttlMs);
