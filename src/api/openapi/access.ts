@@ -44,13 +44,14 @@ export function requireBearer(document: Document, prefix: string): Document {
         'is invalid_token.',
     },
   };
-  components.headers = {
+  const rateHeaders = {
     'X-RateLimit-Limit': rateHeader(
       'Units allowed in the current window (a request 1, a bulk file or job 1 more per student).',
     ),
     'X-RateLimit-Remaining': rateHeader('Units left in the current window.'),
     'X-RateLimit-Reset': rateHeader('When the current window resets (Unix time, seconds).'),
   };
+  components.headers = { ...(components.headers ?? {}), ...rateHeaders };
   const envelope = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
   const www = {
     'WWW-Authenticate': rateHeader('Bearer realm="sor" with error="invalid_token" when a token was sent (RFC 6750).'),
@@ -71,12 +72,42 @@ export function requireBearer(document: Document, prefix: string): Document {
       description: 'The rate limit of the token is used up (quota_exceeded); retry after Retry-After seconds.',
       headers: {
         'Retry-After': rateHeader('Seconds until the window resets.'),
-        'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
-        'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
-        'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
+        ...rateHeaders,
       },
       content: envelope,
     },
   };
+  // The prose of the open API (prose.ts) says the scheme is not enforced and the codes reserved: say what is true here.
+  const info = doc.info as { description?: string };
+  const start = info.description?.indexOf('### Authentication') ?? -1;
+  const end = info.description?.indexOf('### Conventions') ?? -1;
+  if (info.description !== undefined && start >= 0 && end > start) {
+    info.description = `${info.description.slice(0, start)}${enforcedProse(prefix)}\n\n${info.description.slice(end)}`;
+  }
+  const errorCode = (components.schemas as Record<string, { description?: string }> | undefined)?.ErrorCode;
+  if (errorCode) {
+    errorCode.description =
+      'invalid_json, unsupported_media_type, validation_error and internal_error describe request failures; ' +
+      'unauthenticated (401), invalid_token (401), expired_token (403), revoked_token (403) and quota_exceeded ' +
+      '(429) are returned on this service, which requires a token (AUTH_MODE=required).';
+  }
   return doc;
+}
+
+function enforcedProse(prefix: string): string {
+  return [
+    '### Authentication',
+    `This service **requires a token**: every /v1 operation except GET /v1/openapi.json needs \`Authorization: ` +
+      `Bearer ${prefix}<token>\` (the \`bearerAuth\` scheme). Tokens are opaque and revocable; a token of the ` +
+      'other environment is refused. A job and its result are visible only to the token that submitted it; ' +
+      'GET /v1/jobs lists the caller’s own jobs.',
+    '',
+    '### Errors and limits of access control',
+    '- unauthenticated (401, Authorization missing or malformed), invalid_token (401, wrong format, other ' +
+      'environment or unknown token), expired_token (403), revoked_token (403): with a `WWW-Authenticate: Bearer` ' +
+      'header (RFC 6750). See components.responses.',
+    '- Rate limits per token: X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset on every limited ' +
+      'response; quota_exceeded (429) with Retry-After beyond. A request costs 1; a bulk file or job 1 more per ' +
+      'student, charged once its upload is counted.',
+  ].join('\n');
 }
