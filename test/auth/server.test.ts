@@ -327,8 +327,9 @@ describe('the CLI against a service that requires tokens', () => {
 });
 
 describe('secrets', () => {
-  it('no token (nor its hash) appears in the server log output', () => {
-    const log = api.child.output();
+  it('no token (nor its hash) appears in the server log output or its metrics', async () => {
+    const metrics = await (await fetch(`${api.base}/metrics`)).text();
+    const log = api.child.output() + metrics;
     expect(log).toContain('"statusCode":401');
     for (const token of secrets) {
       expect(log).not.toContain(token);

@@ -19,6 +19,7 @@ vi.mock('node:crypto', async (importOriginal) => {
 const { TOKEN_PATTERN, generateToken, generateTokenId, sameDigest, tokenHash, tokenShape } =
   await import('../../src/auth/token.ts');
 const { parseRate } = await import('../../src/auth/rate.ts');
+const { redactText, serializeError } = await import('../../src/redact.ts');
 
 describe('tokens', () => {
   it('are the prefix and 32 characters of [0-9A-Za-z], never repeated', () => {
@@ -105,5 +106,17 @@ describe('rates', () => {
     expect(parseRate('10000/day')?.windowMs).toBe(86_400_000);
     for (const bad of ['0/min', '600', '600/minute', '-1/min', '1.5/min', '600/week'])
       expect(parseRate(bad), bad).toBeUndefined();
+  });
+});
+
+describe('redaction', () => {
+  it('cuts a token in any logged message or error to its prefix', () => {
+    const live = generateToken('svc_live_');
+    const test = generateToken('svc_test_');
+    const text = redactText(`Authorization: Bearer ${live}; other ${test}.`);
+    expect(text).toBe('Authorization: Bearer svc_live_***; other svc_test_***.');
+    const err = serializeError(new Error(`bad header Bearer ${live}`, { cause: new Error(test) }));
+    expect(JSON.stringify(err)).not.toContain(live.slice(9));
+    expect(JSON.stringify(err)).not.toContain(test.slice(9));
   });
 });
