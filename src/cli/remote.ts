@@ -108,7 +108,10 @@ export async function remoteBulkCommand(options: RemoteBulkOptions): Promise<num
       signal: options.signal,
     } as RequestInit & { duplex: 'half' });
     if (submitted.status !== 202)
-      throw new RemoteError(`the server refused the file: ${await envelopeMessage(submitted)}`);
+      throw new RemoteError(
+        `the server refused the file: ${await envelopeMessage(submitted)}` +
+          (submitted.status === 401 || submitted.status === 403 ? ' (give a token: --token or SOR_TOKEN)' : ''),
+      );
     const accepted = (await submitted.json()) as { id: string; status_url: string; result_url: string };
     io.stderr.write(`sor: job ${accepted.id} accepted\n`);
 

@@ -322,6 +322,7 @@ describe('the CLI against a service that requires tokens', () => {
     const without = await sor(['bulk', input, '-o', out, '--server', api.base], {});
     expect(without.code).toBe(1);
     expect(without.stderr).toContain('401 unauthenticated');
+    expect(without.stderr).toContain('--token or SOR_TOKEN');
     for (const run of [withFlag, withEnv]) expect(run.stderr + run.stdout).not.toContain(a.token);
   }, 60_000);
 });
