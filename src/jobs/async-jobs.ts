@@ -225,6 +225,11 @@ export class AsyncJobs {
   async #run({ record, path, nonContiguous }: Pending, signal: AbortSignal): Promise<void> {
     const id = record.id;
     const log = this.#logger.child({ jobId: id });
+    if (await this.#cancelledElsewhere(id)) {
+      await rm(path, { force: true }).catch(() => undefined);
+      log.info('async job cancelled before it started');
+      return;
+    }
     await this.#update(id, {
       status: 'running',
       started_at: new Date().toISOString(),
@@ -330,8 +335,8 @@ export class AsyncJobs {
     if (running) {
       running.abort.abort(CANCELLED);
       await running.done;
-      return;
     }
+    // Also when the run here had just finished: the mark and the removal of the result are what DELETE promises.
     await this.#markFailed(id, entryEnvelope('JOB_CANCELLED'));
     this.#logger.info({ jobId: id }, 'async job cancelled');
   }

@@ -108,6 +108,37 @@ describe('cancelling a job', () => {
     expect(job?.error?.code).toBe('job_cancelled');
   });
 
+  it('never starts a job waiting on another process once it is cancelled', async () => {
+    const store = new MemoryJobStore(60, { dir: join(dir, 'r4') });
+    closers.push(() => store.close());
+    const started: string[] = [];
+    const runs = new Map<string, number>();
+    const owner = new AsyncJobs({
+      config: testConfig({}),
+      logger: silentLogger,
+      store,
+      runnerFor: (jobId) => {
+        started.push(jobId);
+        return createInlineRunner();
+      },
+      runBulk: slowRun(runs, 'owner'),
+    });
+    closers.push(() => owner.close());
+    const other = jobsOn(store, runs, 'other');
+    const ids: string[] = [];
+    for (let i = 0; i <= MAX_CONCURRENT_JOBS; i++) {
+      ids.push((await owner.submit(upload(`w${i}`), 'csv', undefined, 'tok_a')).record.id);
+    }
+    const waiting = ids[MAX_CONCURRENT_JOBS]!;
+    await until(async () => started.length === MAX_CONCURRENT_JOBS, 'the running jobs');
+    await other.cancel(waiting);
+    for (const id of ids.slice(0, MAX_CONCURRENT_JOBS)) await owner.cancel(id); // frees the slots
+    await new Promise((r) => setTimeout(r, 200));
+    expect(started).not.toContain(waiting);
+    expect((await store.get(waiting))?.error?.code).toBe('job_cancelled');
+    expect((await store.get(waiting))?.started_at).toBeNull();
+  });
+
   it('removes the result of a finished job', async () => {
     const store = new MemoryJobStore(60, { dir: join(dir, 'r3') });
     closers.push(() => store.close());
