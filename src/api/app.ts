@@ -10,7 +10,7 @@
  * Every response of the calculation paths (/v1/calculate, /v1/calculate/bulk, /v1/jobs…) carries the rule set
  * that made it in `X-Rule-Set` (rules.md §8a), set here once rather than in each route.
  */
-import express, { type Express, type Router } from 'express';
+import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { AppContext } from './context.ts';
 import { appError } from '../errors.ts';
@@ -33,6 +33,8 @@ export interface AppExtras {
   routers?: Router[];
   /** Paths those routers add to the OpenAPI document (see buildOpenApiDocument). */
   openApiPaths?: ZodOpenApiPathsObject;
+  /** Access control and rate limits (src/api/access-control.ts): run before every route. */
+  guards?: RequestHandler[];
 }
 
 export const OPENAPI_PATH = '/v1/openapi.json';
@@ -51,6 +53,7 @@ export function createApp(ctx: AppContext, extra: AppExtras = {}): Express {
         bulkMaxBytes: ctx.config.BULK_MAX_BYTES,
         bulkMaxRows: ctx.config.BULK_MAX_ROWS,
       },
+      auth: { required: ctx.config.AUTH_MODE === 'required', prefix: ctx.config.AUTH_TOKEN_PREFIX },
     }),
   );
 
@@ -60,6 +63,7 @@ export function createApp(ctx: AppContext, extra: AppExtras = {}): Express {
     if (CALCULATION_PATHS.test(req.path)) res.setHeader(RULE_SET_HEADER, RULE_SET_ID);
     next();
   });
+  for (const guard of extra.guards ?? []) app.use(guard);
   app.use(calculateRouter(ctx));
 
   app.get(OPENAPI_PATH, (_req, res) => {

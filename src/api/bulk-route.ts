@@ -31,6 +31,7 @@ import { methodNotAllowed } from './method-not-allowed.ts';
 import { runBulk, type BulkFormat } from '../bulk/pipeline.ts';
 import { BUSY_RETRY_AFTER_SECONDS, BulkAdmission } from './bulk-admission.ts';
 import { negotiateUpload, receiveUpload, rejectUpload, type Upload, type UploadLimits } from './upload.ts';
+import { chargeStudents } from './rate-limit.ts';
 
 export { bodyKind, negotiateFormat, MULTIPART_OVERHEAD_BYTES } from './upload.ts';
 
@@ -75,6 +76,7 @@ export function bulkRouter(ctx: AppContext): Router {
     try {
       const { kind, format } = negotiateUpload(req, limits);
       upload = await receiveUpload(req, kind, limits);
+      await chargeStudents(res, upload.scan.students);
       try {
         leave = admission.enter();
       } catch (err) {

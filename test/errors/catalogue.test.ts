@@ -71,6 +71,11 @@ describe('the catalogue', () => {
       job_lost: [410],
       job_store_full: [503],
       service_busy: [503],
+      expired_token: [403],
+      revoked_token: [403],
+      quota_exceeded: [429],
+      listing_requires_auth: [403],
+      job_cancelled: [409],
     };
     for (const [name, entry] of entries) expect(allowed[entry.code], name).toContain(entry.status);
   });

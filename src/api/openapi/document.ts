@@ -23,6 +23,7 @@ import { BULK_OUTPUT_COLUMNS, bulkDescription } from './bulk-prose.ts';
 import { errorExample, MISSING_COLUMN, requestExamples, responseExamples, validationExamples } from './examples.ts';
 import { dependentFirstYear } from './limits-prose.ts';
 import { calculateDescription, fmt, infoDescription } from './prose.ts';
+import { requireBearer } from './access.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -31,6 +32,8 @@ export interface OpenApiOptions {
   paths?: ZodOpenApiPathsObject;
   /** Limits from the running configuration, stated in the descriptions. */
   limits?: { maxBodyBytes?: number; bulkMaxBytes?: number; bulkMaxRows?: number };
+  /** Access control of the running configuration: with `required`, bearerAuth is applied (./access.ts). */
+  auth?: { required: boolean; prefix: string };
 }
 
 /** The sample student of the bulk CSV example (its amounts come from the limit table). */
@@ -320,7 +323,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
     paths[path] = item;
   }
 
-  return createDocument({
+  const document = createDocument({
     openapi: '3.1.0',
     info: {
       title: 'Prorated Federal Loan Limit Calculation Service',
@@ -372,4 +375,5 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       },
     },
   });
+  return options.auth?.required ? requireBearer(document, options.auth.prefix) : document;
 }
