@@ -23,6 +23,7 @@ import { BULK_OUTPUT_COLUMNS, bulkDescription } from './bulk-prose.ts';
 import { errorExample, MISSING_COLUMN, requestExamples, responseExamples, validationExamples } from './examples.ts';
 import { dependentFirstYear } from './limits-prose.ts';
 import { calculateDescription, fmt, infoDescription } from './prose.ts';
+import { worksheetPathItem } from './worksheet-path.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -314,6 +315,14 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       },
     },
   };
+
+  paths['/v1/calculate/worksheet'] = worksheetPathItem({
+    calculationHeaders,
+    responseHeaders,
+    requestHeaders: commonRequestHeaders,
+    errorResponse,
+    maxBodyBytes: limits.maxBodyBytes,
+  });
 
   for (const [path, item] of Object.entries(options.paths ?? {})) {
     if (path in paths) throw new Error(`OpenAPI path ${path} is already defined`);
