@@ -11,7 +11,7 @@ import { toJsonNumber } from './output.ts';
 import type { LoanType } from './types.ts';
 
 export type StepScalar = number | string | boolean | null;
-export type StepInput = StepScalar | readonly StepScalar[];
+export type StepInput = StepScalar | StepScalar[];
 
 export interface TraceStep {
   /** Stable id: "base.sub", "percentage", "annual.sub", "term[0].eligibility", "term[0].proportional.sub". */

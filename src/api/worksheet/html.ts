@@ -41,7 +41,7 @@ h2 { font-size: 1.15rem; margin: 1.75rem 0 .5rem; border-bottom: 1px solid #bbb;
 .meta span { margin-right: 1.5rem; white-space: nowrap; }
 table { border-collapse: collapse; width: 100%; margin: .25rem 0 1rem; }
 th, td { border: 1px solid #bbb; padding: .25rem .4rem; text-align: left; vertical-align: top; }
-th { background: #f0f0f0; font-weight: 600; }
+th { background: #f0f0f0; font-weight: 600; overflow-wrap: anywhere; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.total td { font-weight: 600; background: #fafafa; }
 .scroll { overflow-x: auto; }

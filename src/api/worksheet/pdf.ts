@@ -28,7 +28,7 @@ const ASCII: Readonly<Record<string, string>> = {
   '≈': '~',
   '→': '->',
   '−': '-',
-  Σ: 'sum ',
+  Σ: 'sum',
   '≠': '!=',
   '\u2009': ' ',
   '\u00a0': ' ',
