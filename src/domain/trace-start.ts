@@ -155,7 +155,7 @@ function capStep(
       title,
       citation,
       formula,
-      inputs: { [name]: figure(cap), sub_base: figure(before.sub), unsub_base: figure(before.unsub) },
+      inputs: { [name]: num(cap), sub_base: num(before.sub), unsub_base: num(before.unsub) },
       output: {},
     },
     after,
@@ -193,7 +193,7 @@ function baseSteps(w: CalculationWorkings): TraceStep[] {
     title: 'Unsubsidized starting amount',
     citation: row.citation,
     formula: `unsub_base = ${cName} − sub_base = ${figure(cMax)} − ${figure(sub)} = ${figure(unsub)}`,
-    inputs: { combined_max: num(cMax), sub_base: figure(sub) },
+    inputs: { combined_max: num(cMax), sub_base: num(sub) },
     output: {},
   });
   let amounts: CapAmounts = { sub, unsub };
@@ -273,7 +273,7 @@ function annualStep(loan: 'sub' | 'unsub', base: Dec, scenario: Scenario, prefix
       ? `${field} = round_half_up(${loan}_base × pct ÷ 100) = 0 (${loan}_base is 0)`
       : `${field} = round_half_up(${loan}_base × pct ÷ 100) = round_half_up(${figure(base)} × ${p} ÷ 100) = ` +
         `round_half_up(${quotient(base.times(scenario.percent), HUNDRED)}) = ${figure(annual)}`,
-    inputs: { [`${loan}_base`]: figure(base), reduced_annual_pct: num(scenario.percent) },
+    inputs: { [`${loan}_base`]: num(base), reduced_annual_pct: num(scenario.percent) },
     output: prefix === '' ? { [field]: num(annual) } : {},
   };
 }
@@ -321,8 +321,8 @@ function gradPlusSteps(w: CalculationWorkings, scenario: Scenario, prefix: strin
         `grad_plus_base = max(0, cost_of_attendance − annual sub − annual unsub) = max(0, ` +
         `${figure(sizing.costOfAttendance)} − ${figure(annualSub)} − ${figure(annualUnsub)}) = ${figure(amount.gap)}${ceiling}`,
       inputs: {
-        cost_of_attendance: figure(sizing.costOfAttendance),
-        total_limit: sizing.totalLimit === null ? null : figure(sizing.totalLimit),
+        cost_of_attendance: num(sizing.costOfAttendance),
+        total_limit: sizing.totalLimit === null ? null : num(sizing.totalLimit),
       },
       output: {},
     },
@@ -337,7 +337,7 @@ function gradPlusSteps(w: CalculationWorkings, scenario: Scenario, prefix: strin
       : `${field} = min(round_half_up(grad_plus_base × pct ÷ 100), floor(grad_plus_base)) = ` +
         `min(round_half_up(${figure(amount.base)} × ${figure(scenario.percent)} ÷ 100), ${figure(amount.base.floor())}) = ` +
         `${figure(amount.annual)}`,
-    inputs: { grad_plus_base: figure(amount.base), reduced_annual_pct: num(scenario.percent) },
+    inputs: { grad_plus_base: num(amount.base), reduced_annual_pct: num(scenario.percent) },
     output: output(amount.annual),
   });
   return steps;

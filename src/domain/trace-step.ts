@@ -40,7 +40,7 @@ export function num(x: Dec): number {
   return toJsonNumber(x);
 }
 
-/** A decimal as a string of a step's inputs (for values such as cents that stay exact as written). */
+/** A decimal as written in a formula: plain notation, exact (2205, 10.5, 2000.25). */
 export function figure(x: Dec): string {
   return x.toFixed();
 }

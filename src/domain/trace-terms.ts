@@ -9,7 +9,16 @@ import { CITATIONS } from './citations.ts';
 import { type Dec, HUNDRED, ONE, decInt, sumDec } from './decimal.ts';
 import { LOAN_TYPES, type PerLoan, type Scenario } from './recalculation.ts';
 import { termStanding } from './terms.ts';
-import { type StepScalar, type TraceStep, LOAN_FIELDS, figure, num, quotient, sumText } from './trace-step.ts';
+import {
+  type StepScalar,
+  type TraceStep,
+  LOAN_FIELDS,
+  figure,
+  num,
+  numOrNull,
+  quotient,
+  sumText,
+} from './trace-step.ts';
 
 const STATUS_RULE =
   '≥ 1 full_time; ≥ 0.75 three_quarter_time; ≥ 0.5 half_time; > 0 less_than_half_time; 0 not_enrolled';
@@ -61,9 +70,9 @@ function closedSteps(w: CalculationWorkings): TraceStep[] {
         `prior disbursements rounded half up to whole dollars: ${parts.join(', ')}; a term with a payment is ` +
         `closed: it keeps them in both options and receives nothing new`,
       inputs: {
-        prior_disbursement_sub: w.input.terms[i]!.prior_disbursement_sub,
-        prior_disbursement_unsub: w.input.terms[i]!.prior_disbursement_unsub,
-        prior_disbursement_grad_plus: w.input.terms[i]!.prior_disbursement_grad_plus,
+        prior_disbursement_sub: numOrNull(w.input.terms[i]!.prior_disbursement_sub),
+        prior_disbursement_unsub: numOrNull(w.input.terms[i]!.prior_disbursement_unsub),
+        prior_disbursement_grad_plus: numOrNull(w.input.terms[i]!.prior_disbursement_grad_plus),
       },
       output,
     });
