@@ -208,11 +208,12 @@ export function splitSteps(
         ? `${amountName} ÷ open eligible terms = ${figure(amount)} ÷ ${open.length}`
         : `${amountName} × term credits ÷ Σ credits = ${figure(amount)} × ${figure(weights[p]!)} ÷ ${figure(total)}`;
     const exact = quotient(amount.times(weights[p]!), total);
+    const eq = exact.startsWith('≈') ? ' ' : ' = ';
     const tail = extra.isZero()
       ? exact === figure(part)
         ? ` = ${figure(part)}`
-        : ` = ${exact} → floor ${figure(part)}`
-      : ` = ${exact} → floor ${figure(floors[p]!)} + 1 leftover dollar = ${figure(part)}`;
+        : `${eq}${exact} → floor ${figure(part)}`
+      : `${eq}${exact} → floor ${figure(floors[p]!)} + 1 leftover dollar = ${figure(part)}`;
     steps.push({
       id: `${prefix}term[${j}].${option}.${loan}`,
       section,

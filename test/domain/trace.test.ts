@@ -143,6 +143,25 @@ describe('steps of the published examples (figures from rules.md and examples.js
     }
   });
 
+  it("Metro State final period (rules.md §2.3): 8 of 24 credits → S'max 1,833, C'max 1,833 + 2,333 = 4,166, 100%", () => {
+    const { steps } = calculateWithTrace(exampleInput('REF-FINAL-PERIOD-METRO'));
+    const proration = step(steps, 'final_period');
+    expect(proration.section).toBe('§2.3');
+    expect(proration.citation).toBe(CITATIONS.finalPeriod.citation);
+    expect(proration.formula).toContain('round_half_up(5500 × 8 ÷ 24) = 1833');
+    expect(proration.formula).toContain('1833 + 2333 = 4166');
+    expect(step(steps, 'base.sub').formula).toContain("min(subsidized_amount, S'max) = min(5500, 1833) = 1833");
+    expect(step(steps, 'percentage').output).toEqual({ reduced_annual_pct: 100 });
+  });
+
+  it('Grad PLUS after the reduction (rules.md §2.2): (35,000 − 15,990) × 78% = 14,828', () => {
+    const { steps } = calculateWithTrace(exampleInput('REF-GP-AFTER-REDUCTION'));
+    expect(step(steps, 'annual.unsub').output).toEqual({ annual_basic_eligibility_unsub: 15990 });
+    expect(step(steps, 'grad_plus.base').formula).toContain('max(0, 35000 − 0 − 15990) = 19010');
+    expect(step(steps, 'grad_plus.base').citation).toBe(CITATIONS.gradPlus.citation);
+    expect(step(steps, 'annual.grad_plus').output).toEqual({ annual_basic_eligibility_grad_plus: 14828 });
+  });
+
   it('a split with a leftover dollar shows the floor and the dollar (1,840 × 9, 12, 12 ÷ 33 → 502 + 669 + 669)', () => {
     const input = toInput({
       dependency_status: 'dependent',
