@@ -138,6 +138,12 @@ export const ERRORS = {
     status: 406,
     message: 'Accept must allow text/csv or application/x-ndjson.',
   },
+  // The worksheet (POST /v1/calculate/worksheet).
+  WORKSHEET_NOT_ACCEPTABLE: {
+    code: 'unsupported_media_type',
+    status: 406,
+    message: 'Accept must allow application/json, text/html or application/pdf.',
+  },
   CSV_TOO_LARGE: {
     code: 'validation_error',
     status: 413,

@@ -3,6 +3,7 @@
  * modules (bulk, jobs, ops), the 404 envelope and the one error middleware.
  *
  *   POST /v1/calculate        src/api/calculate-route.ts
+ *   POST /v1/calculate/worksheet  src/api/worksheet-route.ts (JSON, HTML or PDF by Accept)
  *   GET  /v1/openapi.json     built once per app from the zod schemas (src/api/openapi/document.ts)
  *   GET  /healthz, /readyz    src/api/health-route.ts
  *   extra.routers             mounted in order, before the 404 handler
@@ -16,6 +17,7 @@ import type { AppContext } from './context.ts';
 import { appError } from '../errors.ts';
 import { buildOpenApiDocument } from './openapi/document.ts';
 import { calculateRouter } from './calculate-route.ts';
+import { worksheetRouter } from './worksheet-route.ts';
 import { errorMiddleware, sendError } from './error-envelope.ts';
 import { healthRouter } from './health-route.ts';
 import { createHttpLogger } from './http-log.ts';
@@ -65,6 +67,7 @@ export function createApp(ctx: AppContext, extra: AppExtras = {}): Express {
   });
   for (const guard of extra.guards ?? []) app.use(guard);
   app.use(calculateRouter(ctx));
+  app.use(worksheetRouter(ctx));
 
   app.get(OPENAPI_PATH, (_req, res) => {
     res.status(200);

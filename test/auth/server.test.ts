@@ -151,6 +151,13 @@ describe('§5 through the real server', () => {
       body: studentsCsv(2),
     });
     expect(bulk.res.status).toBe(401);
+    const worksheet = await call('/v1/calculate/worksheet', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/pdf' },
+      body: JSON.stringify(FSA_1),
+    });
+    expect(worksheet.res.status).toBe(401);
+    expect(worksheet.body?.code).toBe('unauthenticated');
     for (const path of ['/v1/jobs', '/v1/jobs/0123', '/v1/anything']) {
       expect((await call(path)).res.status, path).toBe(401);
     }

@@ -24,6 +24,7 @@ import { errorExample, MISSING_COLUMN, requestExamples, responseExamples, valida
 import { dependentFirstYear } from './limits-prose.ts';
 import { calculateDescription, fmt, infoDescription } from './prose.ts';
 import { requireBearer } from './access.ts';
+import { worksheetPathItem } from './worksheet-path.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -317,6 +318,14 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       },
     },
   };
+
+  paths['/v1/calculate/worksheet'] = worksheetPathItem({
+    calculationHeaders,
+    responseHeaders,
+    requestHeaders: commonRequestHeaders,
+    errorResponse,
+    maxBodyBytes: limits.maxBodyBytes,
+  });
 
   for (const [path, item] of Object.entries(options.paths ?? {})) {
     if (path in paths) throw new Error(`OpenAPI path ${path} is already defined`);
