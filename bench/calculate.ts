@@ -3,9 +3,13 @@
  *   npm run bench:calculate [-- --rounds R] [--iterations N]
  * Reports µs per call for typical students and the ratio to the simplest one. The inputs are built the way the
  * service builds them: request bodies validated by parseCalculationRequest (src/schema/request.ts).
+ * Then the cost of the worksheet trace (src/domain/trace.ts): calculate() with a recorder that ignores the workings
+ * (the cost of handing them over) and calculateWithTrace() (building the steps), each as a ratio to calculate()
+ * without a recorder, the default path every request and bulk row takes.
  */
 
 import { calculate } from '../src/domain/calculate.ts';
+import { calculateWithTrace } from '../src/domain/trace.ts';
 import type { CalculationInput } from '../src/domain/types.ts';
 import { parseCalculationRequest } from '../src/schema/request.ts';
 import { benchArgs } from './support/args.ts';
@@ -66,16 +70,44 @@ scenarios.push(['4 terms, reduced, both options', () => quarters]);
 // The machine may be shared: time on-CPU (process.cpuUsage) and keep the best of several rounds.
 const ROUNDS = args.rounds;
 const ITERATIONS = args.iterations;
-let reference = 0;
-for (const [name, scenario] of scenarios) {
-  for (let i = 0; i < Math.min(10_000, ITERATIONS); i++) calculate(scenario());
+/** Best CPU µs per call of `run` over the rounds, after a warm-up. */
+function time(run: (input: CalculationInput) => unknown, scenario: () => CalculationInput): number {
+  for (let i = 0; i < Math.min(10_000, ITERATIONS); i++) run(scenario());
   let best = Number.POSITIVE_INFINITY;
   for (let round = 0; round < ROUNDS; round++) {
     const start = process.cpuUsage();
-    for (let i = 0; i < ITERATIONS; i++) calculate(scenario());
+    for (let i = 0; i < ITERATIONS; i++) run(scenario());
     const used = process.cpuUsage(start);
     best = Math.min(best, (used.user + used.system) / ITERATIONS);
   }
+  return best;
+}
+
+const plain = (i: CalculationInput) => calculate(i);
+let reference = 0;
+const perScenario: number[] = [];
+for (const [name, scenario] of scenarios) {
+  const best = time(plain, scenario);
+  perScenario.push(best);
   if (reference === 0) reference = best;
   console.log(`${name.padEnd(40)} ${best.toFixed(2).padStart(7)} µs/call (CPU)  ×${(best / reference).toFixed(2)}`);
 }
+
+console.log('\nworksheet trace (ratio to calculate() without a recorder, same scenario):');
+let sink = 0;
+const ignore = (i: CalculationInput) =>
+  calculate(i, undefined, () => {
+    sink++;
+  });
+const traced = (i: CalculationInput) => calculateWithTrace(i);
+scenarios.forEach(([name, scenario], k) => {
+  const off = time(plain, scenario);
+  const handOver = time(ignore, scenario);
+  const steps = time(traced, scenario);
+  const base = Math.min(off, perScenario[k]!);
+  console.log(
+    `${name.padEnd(40)} off ${base.toFixed(2).padStart(6)} µs  recorder ×${(handOver / base).toFixed(2)}  ` +
+      `with steps ${steps.toFixed(2).padStart(7)} µs ×${(steps / base).toFixed(2)}`,
+  );
+});
+if (sink === 0) console.log('(recorder never called)');

@@ -185,7 +185,7 @@ async function chunkCost(
   const runner = createQueueRunner({ config, logger: silent, fallback: noopRunner });
   try {
     await worker.ready();
-    const bound = runner.forRequest('cost');
+    const bound = runner;
     for (let i = 0; i < 20; i++) await bound.run({ index: i, payload }); // warm-up
     const n = 200;
     let t = performance.now();
@@ -268,7 +268,7 @@ async function main(): Promise<void> {
       });
       modes.push({
         label: `queue, ${workers} worker process${workers > 1 ? 'es' : ''}`,
-        runner: runner.forRequest('bench'),
+        runner: runner,
         env,
         pids,
         fallbacks: () => fallbacks,

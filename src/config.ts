@@ -97,6 +97,11 @@ const EnvSchema = z.object({
   QUEUE_WORKER_PREFETCH: int(0, 64).default(0),
   /** When set, the worker writes a timestamp there every 10 s (liveness probe for a process without HTTP). */
   QUEUE_WORKER_HEARTBEAT_FILE: z.string().trim().min(1).optional(),
+  /**
+   * On SIGTERM a worker lets its in-flight chunks finish for at most this long (they cannot store their output
+   * while Redis is down), then exits 1; other workers recover unfinished chunks as stalled jobs.
+   */
+  QUEUE_WORKER_SHUTDOWN_GRACE_MS: int(100, 600_000).default(25_000),
   /** Private folder (created 0700) where bulk and job uploads are spooled (files 0600) before they are answered. */
   SPOOL_DIR: z.string().trim().min(1).default(join(tmpdir(), 'sor-spool')),
   /** Bulk requests computing at once per process; beyond it 503 service_busy with Retry-After (README, Uploads). */
@@ -105,6 +110,22 @@ const EnvSchema = z.object({
   BULK_DRAIN_MAX_BYTES: int(0, 64 * 1024 * MiB).default(64 * MiB),
   /** A connection with no bytes moving either way for this long is closed (replaces a fixed request timeout). */
   HTTP_IDLE_TIMEOUT_MS: int(1000, 3_600_000).default(120_000),
+  /** Access control (README "Access control"): `required` makes every /v1/* call but the OpenAPI document need a token. */
+  AUTH_MODE: z.enum(['off', 'required']).default('off'),
+  /** The environment of this service's tokens; a token with the other prefix is invalid_token. */
+  AUTH_TOKEN_PREFIX: z.enum(['svc_live_', 'svc_test_']).default('svc_live_'),
+  /** Without REDIS_URL: the token file (hashes only; written atomically, 0600). */
+  AUTH_TOKENS_FILE: z.string().trim().min(1).default(join('data', 'auth-tokens.json')),
+  /**
+   * Default rate limit, `N/sec|min|hour|day`: per client address when AUTH_MODE=off (unset: no limit), and for
+   * tokens created without their own --rate when AUTH_MODE=required.
+   */
+  RATE_LIMIT: z
+    .string()
+    .trim()
+    .regex(/^[1-9]\d{0,8}\/(?:sec|min|hour|day)$/, 'must be N/sec, N/min, N/hour or N/day (e.g. 600/min)')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
 });
 
 /**

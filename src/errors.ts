@@ -36,6 +36,8 @@ export const EXTENDED_ERROR_CODES = [
   'job_store_full',
   /** 503: every bulk slot of this process is busy (BULK_MAX_CONCURRENT); retry after Retry-After seconds. */
   'service_busy',
+  'listing_requires_auth', // 403: GET /v1/jobs with AUTH_MODE=off (job ids are then the only keys)
+  'job_cancelled', // a job's error after DELETE /v1/jobs/{id}
 ] as const;
 export type ExtendedErrorCode = (typeof EXTENDED_ERROR_CODES)[number];
 
@@ -135,6 +137,12 @@ export const ERRORS = {
     code: 'unsupported_media_type',
     status: 406,
     message: 'Accept must allow text/csv or application/x-ndjson.',
+  },
+  // The worksheet (POST /v1/calculate/worksheet).
+  WORKSHEET_NOT_ACCEPTABLE: {
+    code: 'unsupported_media_type',
+    status: 406,
+    message: 'Accept must allow application/json, text/html or application/pdf.',
   },
   CSV_TOO_LARGE: {
     code: 'validation_error',
@@ -264,6 +272,19 @@ export const ERRORS = {
   },
   ADMIN_TOKEN_MISSING: { code: 'unauthenticated', status: 401, message: 'This path needs the admin token.' },
   ADMIN_TOKEN_INVALID: { code: 'invalid_token', status: 401, message: 'The admin token is not valid.' },
+
+  // Access control (AUTH_MODE=required; src/auth/, src/api/auth.ts). No message ever quotes the token.
+  AUTH_MISSING: { code: 'unauthenticated', status: 401, message: 'Send Authorization: Bearer {prefix}<token>.' },
+  AUTH_MALFORMED: { code: 'unauthenticated', status: 401, message: 'Authorization must be Bearer and one token.' },
+  TOKEN_INVALID: { code: 'invalid_token', status: 401, message: 'The access token is not valid.' },
+  TOKEN_WRONG_FORMAT: { code: 'invalid_token', status: 401, message: 'The access token is not a {prefix} token.' },
+  TOKEN_OTHER_ENVIRONMENT: { code: 'invalid_token', status: 401, message: 'This service takes {prefix} tokens.' },
+  TOKEN_EXPIRED: { code: 'expired_token', status: 403, message: 'The access token expired at {expiredAt}.' },
+  TOKEN_REVOKED: { code: 'revoked_token', status: 403, message: 'The access token was revoked at {revokedAt}.' },
+  AUTH_STORE_UNAVAILABLE: { code: 'internal_error', status: 503, public: true, message: 'Token store down; retry.' },
+  QUOTA_EXCEEDED: { code: 'quota_exceeded', status: 429, message: 'Rate limit {limit} used; retry in {retryAfter} s.' },
+  JOBS_LIST_NEEDS_AUTH: { code: 'listing_requires_auth', status: 403, message: 'Jobs are listed only with tokens on.' },
+  JOB_CANCELLED: { code: 'job_cancelled', status: 409, message: 'The job was cancelled; its result was removed.' },
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorName = keyof typeof ERRORS;

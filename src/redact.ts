@@ -36,14 +36,18 @@ export function redactUrl(url: string): string {
 }
 
 const URL_IN_TEXT = /[A-Za-z][A-Za-z0-9+.-]*:\/\/\S*/g;
+/** An access token (src/auth/token.ts) anywhere in a message or a logged error: only its prefix is kept. */
+const ACCESS_TOKEN = /\b(svc_(?:live|test)_)[0-9A-Za-z]{8,}/g;
 
 /**
- * A message with every URL in it redacted (redactUrl; `file://` paths of stack traces are kept), and every
+ * A message with every URL in it redacted (redactUrl; `file://` paths of stack traces are kept), every access
+ * token cut to its prefix (`svc_live_***`), and every
  * given secret replaced by `***` (also in its percent-encoded form). For error messages of libraries that might
  * echo a connection string.
  */
 export function redactText(text: string, secrets: readonly string[] = []): string {
   let out = text.replace(URL_IN_TEXT, (u) => (/^file:/i.test(u) ? u : redactUrl(u)));
+  out = out.replace(ACCESS_TOKEN, '$1***');
   for (const secret of secrets) {
     if (secret.length < 4) continue;
     for (const form of new Set([secret, encodeURIComponent(secret)])) out = out.split(form).join('***');

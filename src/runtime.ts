@@ -22,7 +22,7 @@
  * The Redis side (queue-runner.ts, redis-job-store.ts, connection.ts and through them bullmq and ioredis) is
  * imported only when REDIS_URL is set, so a service without Redis does not load those libraries.
  */
-import type { Router } from 'express';
+import type { RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { AppContext, ReadinessCheck } from './api/context.ts';
@@ -45,6 +45,8 @@ import { jobsStoreReadiness } from './jobs/store-readiness.ts';
 import { MemoryJobStore } from './jobs/job-store.ts';
 import type { JobStore } from './jobs/job-store.ts';
 import type { QueueRunner } from './queue/queue-runner.ts';
+import { createAccessControl } from './api/access-control.ts';
+import { jobsAccessRouter, withJobsAccessPaths } from './api/jobs-access.ts';
 
 export interface Runtime {
   runners: { small: ChunkRunner; large: ChunkRunner };
@@ -53,6 +55,8 @@ export interface Runtime {
   routers: Router[];
   /** OpenAPI paths of those routers (the async /v1/jobs API). */
   openApiPaths: ZodOpenApiPathsObject;
+  /** Access control and rate limits (src/api/access-control.ts), mounted by createApp before every route. */
+  guards: RequestHandler[];
   /** Stops everything created here (threads, connections). Idempotent. */
   close(): Promise<void>;
 }
@@ -83,6 +87,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
 
   const ctx: AppContext = { config, logger, runners: { small: queueParts.small, large }, readiness };
   const routers: Router[] = [bulkRouter(ctx), ...queueParts.routers];
+  const access = createAccessControl(config, logger, queueParts.queue?.redis);
 
   logger.info({ bulkThreads: pool.threads, largeRunner: large.kind }, 'runtime: bulk runners ready');
 
@@ -92,8 +97,10 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     readiness,
     routers,
     openApiPaths: queueParts.openApiPaths,
+    guards: access.guards,
     close() {
       closing ??= (async () => {
+        await access.close();
         await queueParts.close();
         await large.close();
         await pool.close();
@@ -187,7 +194,7 @@ async function createQueueParts(
     config,
     logger,
     store,
-    runnerFor: (jobId) => ({ small, large: large.forRequest?.(jobId) ?? large }),
+    runners: { small, large },
     runBulk,
   });
 
@@ -198,6 +205,7 @@ async function createQueueParts(
       ? (await import('./api/admin-queues.ts')).adminQueuesHandler(queue.queue, { readOnly: config.ADMIN_READ_ONLY })
       : undefined;
   const routers = [
+    jobsAccessRouter(jobs, { authRequired: config.AUTH_MODE === 'required' }),
     jobsRouter(jobs, { maxBytes: config.BULK_MAX_BYTES, limits: uploadLimits(config) }),
     opsRouter({
       // On the API's port unless ADMIN_PORT gives the dashboard a listener of its own (below).
@@ -231,11 +239,9 @@ async function createQueueParts(
     logger.info({ path: '/admin/queues' }, 'admin: queue dashboard off (set ADMIN_TOKEN to turn it on)');
   }
 
-  const openApiPaths = jobsOpenApiPaths({
-    ttlSeconds: config.JOB_TTL_SECONDS,
-    maxBytes: config.BULK_MAX_BYTES,
-    store: store.kind,
-  });
+  const openApiPaths = withJobsAccessPaths(
+    jobsOpenApiPaths({ ttlSeconds: config.JOB_TTL_SECONDS, maxBytes: config.BULK_MAX_BYTES, store: store.kind }),
+  );
 
   let closing: Promise<void> | undefined;
   return {

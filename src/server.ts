@@ -84,7 +84,7 @@ async function main(): Promise<void> {
   };
   const app = createApp(
     { config, logger, runners: runtime.runners, readiness: [accepting, ...runtime.readiness] },
-    { routers: runtime.routers, openApiPaths: runtime.openApiPaths },
+    { routers: runtime.routers, openApiPaths: runtime.openApiPaths, guards: runtime.guards },
   );
   const server = createServer(app);
   applyTimeouts(server, config);

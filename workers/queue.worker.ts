@@ -6,7 +6,9 @@
  *  - Start-up: waits for Redis (logging while it does), then checks the Redis version and that
  *    maxmemory-policy is noeviction; a Redis that may evict keys is refused (exit 1) with a message saying why.
  *  - SIGTERM / SIGINT: stops taking jobs, lets in-flight jobs finish and store their output, exits 0. A second
- *    signal exits at once (in-flight jobs are then recovered by other workers as stalled jobs).
+ *    signal, or QUEUE_WORKER_SHUTDOWN_GRACE_MS without the drain finishing (Redis down: an in-flight job can
+ *    neither store its output nor give up its lock), exits at once (in-flight jobs are then recovered by other
+ *    workers as stalled jobs).
  *  - SIGKILL / crash: the job's lock expires and another worker takes the job (see WorkerTuning, settings.ts).
  *  - Tuning: QUEUE_LOCK_DURATION_MS, QUEUE_STALLED_INTERVAL_MS, QUEUE_MAX_STALLED_COUNT, QUEUE_WORKER_PREFETCH.
  *  - QUEUE_WORKER_HEARTBEAT_FILE: when set, a timestamp is written there every 10 s (liveness probe).
@@ -107,7 +109,16 @@ async function main(): Promise<number> {
       }
       stopping = true;
       clearInterval(heartbeat);
-      logger.info({ signal }, 'worker: draining in-flight jobs, then exiting');
+      const graceMs = config.QUEUE_WORKER_SHUTDOWN_GRACE_MS;
+      logger.info({ signal, graceMs }, 'worker: draining in-flight jobs, then exiting');
+      setTimeout(() => {
+        logger.warn(
+          { graceMs },
+          'worker: in-flight jobs did not finish within the grace period (is Redis reachable?); exiting now; ' +
+            'other workers will recover them',
+        );
+        resolve(1);
+      }, graceMs).unref();
       worker
         .close()
         .then(() => pool.close())

@@ -3,6 +3,7 @@
  * modules (bulk, jobs, ops), the 404 envelope and the one error middleware.
  *
  *   POST /v1/calculate        src/api/calculate-route.ts
+ *   POST /v1/calculate/worksheet  src/api/worksheet-route.ts (JSON, HTML or PDF by Accept)
  *   GET  /v1/openapi.json     built once per app from the zod schemas (src/api/openapi/document.ts)
  *   GET  /healthz, /readyz    src/api/health-route.ts
  *   GET  /, /assets, /docs    the page and the API reference: src/api/web-route.ts
@@ -11,12 +12,13 @@
  * Every response of the calculation paths (/v1/calculate, /v1/calculate/bulk, /v1/jobs…) carries the rule set
  * that made it in `X-Rule-Set` (rules.md §8a), set here once rather than in each route.
  */
-import express, { type Express, type Router } from 'express';
+import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { AppContext } from './context.ts';
 import { appError } from '../errors.ts';
 import { buildOpenApiDocument } from './openapi/document.ts';
 import { calculateRouter } from './calculate-route.ts';
+import { worksheetRouter } from './worksheet-route.ts';
 import { errorMiddleware, sendError } from './error-envelope.ts';
 import { healthRouter } from './health-route.ts';
 import { createHttpLogger } from './http-log.ts';
@@ -35,6 +37,8 @@ export interface AppExtras {
   routers?: Router[];
   /** Paths those routers add to the OpenAPI document (see buildOpenApiDocument). */
   openApiPaths?: ZodOpenApiPathsObject;
+  /** Access control and rate limits (src/api/access-control.ts): run before every route. */
+  guards?: RequestHandler[];
 }
 
 export const OPENAPI_PATH = '/v1/openapi.json';
@@ -53,6 +57,7 @@ export function createApp(ctx: AppContext, extra: AppExtras = {}): Express {
         bulkMaxBytes: ctx.config.BULK_MAX_BYTES,
         bulkMaxRows: ctx.config.BULK_MAX_ROWS,
       },
+      auth: { required: ctx.config.AUTH_MODE === 'required', prefix: ctx.config.AUTH_TOKEN_PREFIX },
     }),
   );
 
@@ -62,7 +67,9 @@ export function createApp(ctx: AppContext, extra: AppExtras = {}): Express {
     if (CALCULATION_PATHS.test(req.path)) res.setHeader(RULE_SET_HEADER, RULE_SET_ID);
     next();
   });
+  for (const guard of extra.guards ?? []) app.use(guard);
   app.use(calculateRouter(ctx));
+  app.use(worksheetRouter(ctx));
 
   app.get(OPENAPI_PATH, (_req, res) => {
     res.status(200);

@@ -24,15 +24,14 @@
  * run inline, larger files on ctx.runners.large (the piscina pool, or the queue).
  */
 import { createReadStream } from 'node:fs';
-import { randomUUID } from 'node:crypto';
 import { Router, type Request } from 'express';
 import type { Logger } from 'pino';
 import type { AppContext } from './context.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 import { runBulk, type BulkFormat } from '../bulk/pipeline.ts';
-import type { ChunkRunner } from '../bulk/runner.ts';
 import { BUSY_RETRY_AFTER_SECONDS, BulkAdmission } from './bulk-admission.ts';
 import { negotiateUpload, receiveUpload, rejectUpload, type Upload, type UploadLimits } from './upload.ts';
+import { chargeStudents } from './rate-limit.ts';
 
 export { bodyKind, negotiateFormat, MULTIPART_OVERHEAD_BYTES } from './upload.ts';
 
@@ -77,20 +76,19 @@ export function bulkRouter(ctx: AppContext): Router {
     try {
       const { kind, format } = negotiateUpload(req, limits);
       upload = await receiveUpload(req, kind, limits);
+      await chargeStudents(res, upload.scan.students);
       try {
         leave = admission.enter();
       } catch (err) {
         res.setHeader('Retry-After', String(BUSY_RETRY_AFTER_SECONDS));
         throw err;
       }
-      const requestId = String((req as Request & { id?: unknown }).id ?? randomUUID());
-      const large: ChunkRunner = ctx.runners.large.forRequest?.(requestId) ?? ctx.runners.large;
       const started = performance.now();
       const summary = await runBulk({
         input: createReadStream(upload.path, { highWaterMark: 256 * 1024 }),
         output: res,
         format,
-        runner: { small: ctx.runners.small, large },
+        runner: ctx.runners,
         config,
         nonContiguous: upload.scan.nonContiguous,
         signal: abort.signal,

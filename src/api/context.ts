@@ -22,4 +22,6 @@ export interface AppContext {
   };
   /** Checks that /readyz runs (Redis version and eviction policy, pool alive, ...). */
   readiness: ReadinessCheck[];
+  /** The wall clock for dates printed on documents (the worksheet); the system clock when absent. Tests fix it. */
+  clock?: () => Date;
 }

@@ -13,6 +13,9 @@
  * The job logic lives in src/jobs/async-jobs.ts; this file only speaks HTTP.
  */
 import { JOB_ID_PATTERN } from '../jobs/job-id.ts';
+import { ownedJob } from '../jobs/ownership.ts';
+import { callerOf } from './auth.ts';
+import { chargeStudents } from './rate-limit.ts';
 import { rename } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -91,12 +94,9 @@ function storeUnavailable(err: unknown): unknown {
   return appError('JOB_STORE_UNAVAILABLE', {}, { cause: err });
 }
 
-const JOB_ID = new RegExp(JOB_ID_PATTERN);
-
-async function findJob(jobs: AsyncJobs, id: string | undefined): Promise<JobRecord> {
-  const job = id && JOB_ID.test(id) ? await jobs.store.get(id) : undefined;
-  if (!job) throw appError('JOB_NOT_FOUND');
-  return job;
+/** The job, if the caller owns it (src/jobs/ownership.ts): another token's job is JOB_NOT_FOUND. */
+function findJob(jobs: AsyncJobs, id: string | undefined, res: Response): Promise<JobRecord> {
+  return ownedJob(jobs.store, id, callerOf(res).id);
 }
 
 /**
@@ -124,12 +124,13 @@ export function jobsRouter(
       // One pass over the body: spool, prescan, and the job's hash and counts.
       const digest = new UploadDigest(format);
       upload = await receiveUpload(req, kind, limits, digest);
+      await chargeStudents(res, upload.scan.students);
       // The job owns its file from here on: move it out of the upload names the spool sweep removes.
       const jobPath = join(limits.spoolDir, `job-${randomUUID()}.csv`);
       await rename(upload.path, jobPath);
       const spooled = { path: jobPath, ...digest.finish(), nonContiguous: upload.scan.nonContiguous };
       upload = undefined;
-      const { record, created } = await jobs.submit(spooled, format, key);
+      const { record, created } = await jobs.submit(spooled, format, key, callerOf(res).id);
       res.status(202);
       res.setHeader('Location', `${JOBS_PATH}/${record.id}`);
       res.setHeader('Cache-Control', 'no-store');
@@ -141,23 +142,23 @@ export function jobsRouter(
       await rejectUpload(req, res, err instanceof UploadAbortedError ? err : storeUnavailable(err), limits);
     }
   });
-  router.all(JOBS_PATH, methodNotAllowed('POST'));
+  router.all(JOBS_PATH, methodNotAllowed('GET', 'POST'));
 
   router.get(`${JOBS_PATH}/:id`, async (req: Request, res: Response) => {
     try {
-      const job = await findJob(jobs, req.params.id as string);
+      const job = await findJob(jobs, req.params.id as string, res);
       res.setHeader('Cache-Control', 'no-store');
       res.status(200).json(jobView(job));
     } catch (err) {
       sendError(res, storeUnavailable(err));
     }
   });
-  router.all(`${JOBS_PATH}/:id`, methodNotAllowed('GET'));
+  router.all(`${JOBS_PATH}/:id`, methodNotAllowed('GET', 'DELETE'));
 
   router.get(`${JOBS_PATH}/:id/result`, async (req: Request, res: Response) => {
     let job: JobRecord;
     try {
-      job = await findJob(jobs, req.params.id as string);
+      job = await findJob(jobs, req.params.id as string, res);
       if (job.status !== 'completed') {
         res.setHeader('Retry-After', job.status === 'failed' ? '0' : '2');
         throw job.status === 'failed'

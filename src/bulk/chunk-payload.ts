@@ -79,6 +79,15 @@ export class ChunkBuilder {
   }
 }
 
+/**
+ * A payload that does not decode is a SyntaxError, like the JSON.parse failure it may also be: the one Error
+ * class whose name survives the structured clone from a worker thread, so the queue worker tells a bad payload
+ * (never worth retrying) from a machinery failure by the error's class, not by its message.
+ */
+function malformedPayload(): SyntaxError {
+  return new SyntaxError('malformed chunk payload');
+}
+
 function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((v) => typeof v === 'string');
 }
@@ -94,7 +103,7 @@ export function decodePayload(payload: string): ChunkPayload {
     !isStringArray(p.h) ||
     !Array.isArray(p.s)
   ) {
-    throw new Error('malformed chunk payload');
+    throw malformedPayload();
   }
   for (const s of p.s as unknown[]) {
     const st = s as Partial<PayloadStudent> | null;
@@ -106,7 +115,7 @@ export function decodePayload(payload: string): ChunkPayload {
       st.l.length === 0 ||
       st.l.length !== st.c.length
     ) {
-      throw new Error('malformed chunk payload');
+      throw malformedPayload();
     }
     const rows = st.c as unknown[];
     const raws = new Array<string | undefined>(rows.length);
@@ -116,7 +125,7 @@ export function decodePayload(payload: string): ChunkPayload {
         raws[r] = row;
         rows[r] = row.split(',');
       } else if (!isStringArray(row)) {
-        throw new Error('malformed chunk payload');
+        throw malformedPayload();
       }
     }
     // Always replaced, so a payload cannot supply raw lines that differ from its cells.

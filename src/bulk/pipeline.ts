@@ -26,6 +26,7 @@ import { readHeader, type CsvLayout } from './csv-layout.ts';
 import { ChunkBuilder, type BulkFormat } from './chunk-payload.ts';
 import { StudentGrouper } from './group-students.ts';
 import { ReorderBuffer } from './reorder-buffer.ts';
+import { newRunId } from './run-id.ts';
 import { outputHeaderLine } from './output-csv.ts';
 import { failedChunkOutcome } from './process-chunk.ts';
 
@@ -175,6 +176,8 @@ interface SchedulerOptions {
   onProgress: ((p: BulkProgress) => void) | undefined;
   onChunkError: ((error: unknown, index: number) => void) | undefined;
   recycleOutput: boolean;
+  /** The run's identity, carried by each chunk (ChunkTask.runId). */
+  runId: string;
 }
 
 class ChunkScheduler {
@@ -219,7 +222,7 @@ class ChunkScheduler {
     this.inflight++;
     let run: Promise<ChunkOutcome & { release?(): void }>;
     try {
-      run = this.opts.runner.run({ index, payload });
+      run = this.opts.runner.run({ index, payload, runId: this.opts.runId });
     } catch (error) {
       run = Promise.reject(error);
     }
@@ -359,6 +362,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
         onProgress: options.onProgress,
         onChunkError: options.onChunkError,
         recycleOutput: options.recycleOutput === true,
+        runId: newRunId(),
       },
       progress,
     );

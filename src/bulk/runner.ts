@@ -14,6 +14,13 @@ export interface ChunkTask {
   index: number;
   /** Opaque, self-contained description of the chunk's students (format, columns, cells). */
   payload: string;
+  /**
+   * The identity of the bulk run (one request or one async job) the chunk belongs to: a random id minted by
+   * runBulk (run-id.ts) and carried by every chunk of that run, so a runner that names things per run (the
+   * queue runner's chunk job ids) needs no per-request copy of itself. Not derived from the request or job id.
+   * Absent when a chunk is run on its own (tests, benchmarks): the runner then treats it as a run of one chunk.
+   */
+  runId?: string;
 }
 
 /** What processing a chunk's payload yields; identical whichever runner produced it. */
@@ -50,11 +57,6 @@ export interface ChunkRunner {
    * retries); bad student data never rejects: it becomes error rows inside `text`.
    */
   run(task: ChunkTask): Promise<ChunkOutput>;
-  /**
-   * Optional: a runner bound to one bulk request (the queue runner derives its job ids from it). The HTTP route
-   * and the job service call it once per file when present; closing the bound runner does not close this one.
-   */
-  forRequest?(requestId: string): ChunkRunner;
   /** Releases threads, connections and timers. Idempotent. */
   close(): Promise<void>;
 }

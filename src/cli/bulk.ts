@@ -107,6 +107,7 @@ export async function bulkCommand(args: string[], io: CliIo): Promise<number> {
       format: { type: 'string', default: 'csv' },
       threads: { type: 'string' },
       server: { type: 'string' },
+      token: { type: 'string' },
     },
   });
   if (positionals.length !== 1) throw new UsageError('sor bulk needs exactly one input file (or - for stdin)');
@@ -120,6 +121,7 @@ export async function bulkCommand(args: string[], io: CliIo): Promise<number> {
       outputPath: values.output ?? '-',
       format,
       io,
+      token: values.token ?? io.env.SOR_TOKEN,
     });
   }
   const config = loadConfig(io.env);

@@ -22,13 +22,14 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { bulkCommand } from './bulk.ts';
 import { calculateCommand } from './calculate.ts';
+import { tokenCommand } from './token.ts';
 import { EXIT_FAILURE, EXIT_OK } from './exit-codes.ts';
 import { UsageError, describeError, type CliIo } from './io.ts';
 
 export type { CliIo } from './io.ts';
 
 const USAGE = `Usage:
-  sor bulk IN.csv [-o OUT] [--format csv|ndjson] [--threads N] [--server URL]
+  sor bulk IN.csv [-o OUT] [--format csv|ndjson] [--threads N] [--server URL [--token T]]
       Calculates every student of a bulk CSV file (layout: README, "Bulk CSV layout").
       --server   send the file to a running service (async job API) and follow its progress there
       IN or OUT "-" means stdin or stdout (OUT defaults to stdout).
@@ -36,6 +37,10 @@ const USAGE = `Usage:
       --threads  worker threads for large files (default: BULK_THREADS, the number of cores)
   sor calculate REQUEST.json
       Calculates one student from a CalculationRequest JSON file ("-" for stdin) and prints the result.
+
+  sor token create --name NAME [--expires 90d|12h|never] [--rate 600/min] | list | revoke ID
+      Access tokens of a service with AUTH_MODE=required (README "Access control"); create prints the token once.
+      Remote commands (--server) send --token or SOR_TOKEN as Authorization: Bearer.
 
 Exit status: 0 all rows ok, 2 some rows are errors (or the request is invalid), 1 failure.
 `;
@@ -46,6 +51,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   try {
     if (command === 'bulk') return await bulkCommand(rest, io);
     if (command === 'calculate') return await calculateCommand(rest, io);
+    if (command === 'token') return await tokenCommand(rest, io);
     if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
       (command === undefined ? io.stderr : io.stdout).write(USAGE);
       return command === undefined ? EXIT_FAILURE : EXIT_OK;

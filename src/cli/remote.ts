@@ -33,6 +33,8 @@ export interface RemoteBulkOptions {
   io: RemoteIo;
   pollMs?: number;
   signal?: AbortSignal;
+  /** Access token (--token or SOR_TOKEN), sent as Authorization: Bearer on every request; never printed. */
+  token?: string;
 }
 
 interface JobView {
@@ -87,7 +89,9 @@ export async function remoteBulkCommand(options: RemoteBulkOptions): Promise<num
     const base = baseUrl(options.server);
     const input =
       options.inputPath === '-' ? io.stdin : createReadStream(options.inputPath, { highWaterMark: 256 * 1024 });
+    const auth: Record<string, string> = options.token ? { Authorization: `Bearer ${options.token}` } : {};
     const headers: Record<string, string> = {
+      ...auth,
       'Content-Type': 'text/csv; charset=utf-8',
       Accept: format === 'ndjson' ? 'application/x-ndjson' : 'text/csv',
       'Idempotency-Key': randomUUID(),
@@ -104,14 +108,17 @@ export async function remoteBulkCommand(options: RemoteBulkOptions): Promise<num
       signal: options.signal,
     } as RequestInit & { duplex: 'half' });
     if (submitted.status !== 202)
-      throw new RemoteError(`the server refused the file: ${await envelopeMessage(submitted)}`);
+      throw new RemoteError(
+        `the server refused the file: ${await envelopeMessage(submitted)}` +
+          (submitted.status === 401 || submitted.status === 403 ? ' (give a token: --token or SOR_TOKEN)' : ''),
+      );
     const accepted = (await submitted.json()) as { id: string; status_url: string; result_url: string };
     io.stderr.write(`sor: job ${accepted.id} accepted\n`);
 
     let job: JobView;
     let lastLine = 0;
     for (;;) {
-      const res = await fetch(new URL(accepted.status_url, base), { signal: options.signal });
+      const res = await fetch(new URL(accepted.status_url, base), { headers: auth, signal: options.signal });
       if (res.status !== 200) throw new RemoteError(`cannot read the job status: ${await envelopeMessage(res)}`);
       job = (await res.json()) as JobView;
       const now = performance.now();
@@ -138,7 +145,7 @@ export async function remoteBulkCommand(options: RemoteBulkOptions): Promise<num
       throw new RemoteError(`the job failed: ${e?.code ?? 'internal_error'}: ${e?.message ?? ''}${fields}`);
     }
 
-    const result = await fetch(new URL(accepted.result_url, base), { signal: options.signal });
+    const result = await fetch(new URL(accepted.result_url, base), { headers: auth, signal: options.signal });
     if (result.status !== 200 || !result.body) {
       throw new RemoteError(`cannot download the result: ${await envelopeMessage(result)}`);
     }

@@ -21,9 +21,11 @@ import { toDisbursementOption, toJsonNumber } from './output.ts';
 import { annualFullTimeCredits } from './percentage.ts';
 import {
   LOAN_TYPES,
+  type Payments,
   type PerLoan,
   type Scenario,
   type ScenarioBases,
+  type TermAdjustment,
   type TermFacts,
   collectPayments,
   evaluateScenario,
@@ -125,10 +127,39 @@ function finalPeriodWarnings(
 }
 
 /**
- * The result for one student. `table` is the statutory limit table (the shipped one by default); the row used is
- * the one of `input.award_year`.
+ * What calculate() worked out on its way to the result, handed to a recorder when one is given (the worksheet's
+ * steps, src/domain/trace.ts, are built from it). Nothing here is computed for the recorder alone.
  */
-export function calculate(input: CalculationInput, table: LimitTable = STATUTORY_LIMIT_TABLE): CalculationResult {
+export interface CalculationWorkings {
+  input: CalculationInput;
+  terms: readonly TermFacts[];
+  annualFtCredits: Dec;
+  finalPeriod: FinalPeriodCase;
+  start: StartingAmounts;
+  payments: Payments;
+  revision: Scenario;
+  baseline: Scenario;
+  showBoth: boolean;
+  disbursementPct: readonly Dec[];
+  proportional: PerLoan<Dec[]> | null;
+  adjustments: readonly TermAdjustment[];
+  finalExcesses: readonly W.LoanExcess[];
+  result: CalculationResult;
+}
+
+/** Receives the workings of one calculation (src/domain/trace.ts records them as steps). */
+export type WorkingsRecorder = (workings: CalculationWorkings) => void;
+
+/**
+ * The result for one student. `table` is the statutory limit table (the shipped one by default); the row used is
+ * the one of `input.award_year`. `recorder`, when given, receives the workings before the result is returned;
+ * without one nothing extra is kept or built.
+ */
+export function calculate(
+  input: CalculationInput,
+  table: LimitTable = STATUTORY_LIMIT_TABLE,
+  recorder?: WorkingsRecorder,
+): CalculationResult {
   const terms = input.terms.map(readTerm);
   const n = terms.length;
   if (n === 0) throw new Error('calculate: at least one term is required (validated by the schema)');
@@ -227,7 +258,7 @@ export function calculate(input: CalculationInput, table: LimitTable = STATUTORY
   });
 
   const totalEqual = optionTotal(revision.equal);
-  return {
+  const result: CalculationResult = {
     annual_ft_credits: toJsonNumber(annualFtCredits),
     reduced_annual_pct: toJsonNumber(percent),
     annual_basic_eligibility_sub: toJsonNumber(revision.annual[0]),
@@ -239,4 +270,23 @@ export function calculate(input: CalculationInput, table: LimitTable = STATUTORY
     total_proportional: proportional === null ? { ...totalEqual } : optionTotal(proportional),
     warnings,
   };
+  if (recorder !== undefined) {
+    recorder({
+      input,
+      terms,
+      annualFtCredits,
+      finalPeriod,
+      start,
+      payments,
+      revision,
+      baseline,
+      showBoth,
+      disbursementPct,
+      proportional,
+      adjustments,
+      finalExcesses,
+      result,
+    });
+  }
+  return result;
 }

@@ -15,11 +15,12 @@
  * reservation as it is written (the job fails with job_store_full when it cannot). A failed job's partial result
  * is deleted at once, and the job is always marked failed (retried: deleting the result frees the store first).
  * An Idempotency-Key is scoped to the upload: the key plus the sha256 of the file and format, so the same key
- * with another file makes another job (no one can squat a key for a file they do not have).
+ * with another file makes another job (no one can squat a key for a file they do not have), and to the owner.
+ * A job belongs to the token that submitted it (`owner`, src/jobs/ownership.ts); `cancel` stops it (its chunks
+ * stop: the run's signal aborts) and removes its result, the job then reads failed with code job_cancelled.
  */
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { Logger } from 'pino';
@@ -31,12 +32,15 @@ import { newJobId } from './job-id.ts';
 import { reservationFor } from './result-quota.ts';
 import type { StoreHeadroom } from './result-quota.ts';
 import { metrics } from '../metrics.ts';
+import { ResultSink } from './result-sink.ts';
 import type { JobError, JobPatch, JobRecord, JobStore, ResultFormat } from './job-store.ts';
+
+/** The abort reason of a job cancelled by DELETE /v1/jobs/{id}. */
+const CANCELLED = 'cancelled';
 
 /** Jobs one API process runs at once; the others wait, status "queued". */
 export const MAX_CONCURRENT_JOBS = 2;
-/** Result segments are about this size (one Redis list element each). */
-export const RESULT_SEGMENT_BYTES = 1024 * 1024;
+export { RESULT_SEGMENT_BYTES } from './result-sink.ts';
 /** The running process renews its lease this often; a lease lasts LEASE_MS. */
 const LEASE_RENEW_MS = 10_000;
 const LEASE_MS = 60_000;
@@ -53,8 +57,8 @@ export interface AsyncJobsOptions {
   config: Config;
   logger: Logger;
   store: JobStore;
-  /** The runners for one job: inline for small files, the queue (bound to the job id) or the pool for large. */
-  runnerFor: (jobId: string) => ChunkRunner | RunnerChoice;
+  /** The runners for every job: inline for small files, the queue or the pool for large (each run carries its own run id). */
+  runners: ChunkRunner | RunnerChoice;
   runBulk: RunBulkFn;
 }
 
@@ -76,55 +80,6 @@ export type ErrorMapper = (err: unknown) => JobError;
 
 const defaultErrorMapper: ErrorMapper = (err) => errorEnvelope(err instanceof AppError ? err : AppError.internal(err));
 
-/** A Writable that groups the compressed output into ~1 MiB segments and appends them to the job store. */
-class ResultSink extends Writable {
-  readonly #store: JobStore;
-  readonly #id: string;
-  #parts: Buffer[] = [];
-  #size = 0;
-  /** The store's refusal (e.g. job_store_full): the job's error, whatever the pipeline reports after it. */
-  failure: unknown;
-
-  constructor(store: JobStore, id: string) {
-    super({ decodeStrings: true });
-    this.#store = store;
-    this.#id = id;
-  }
-
-  override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
-    this.#parts.push(chunk);
-    this.#size += chunk.length;
-    if (this.#size < RESULT_SEGMENT_BYTES) {
-      cb();
-      return;
-    }
-    this.#flush().then(
-      () => cb(),
-      (err: unknown) => cb(this.#failed(err)),
-    );
-  }
-
-  #failed(err: unknown): Error {
-    this.failure ??= err;
-    return err instanceof Error ? err : new Error(String(err));
-  }
-
-  override _final(cb: (err?: Error | null) => void): void {
-    this.#flush().then(
-      () => cb(),
-      (err: unknown) => cb(this.#failed(err)),
-    );
-  }
-
-  async #flush(): Promise<void> {
-    if (this.#size === 0) return;
-    const segment = Buffer.concat(this.#parts, this.#size);
-    this.#parts = [];
-    this.#size = 0;
-    await this.#store.appendResult(this.#id, segment);
-  }
-}
-
 interface Pending {
   record: JobRecord;
   path: string;
@@ -135,7 +90,7 @@ export class AsyncJobs {
   readonly store: JobStore;
   readonly #config: Config;
   readonly #logger: Logger;
-  readonly #runnerFor: (jobId: string) => ChunkRunner | RunnerChoice;
+  readonly #runners: ChunkRunner | RunnerChoice;
   readonly #runBulk: RunBulkFn;
   readonly #mapError: ErrorMapper;
   readonly #waiting: Pending[] = [];
@@ -149,7 +104,7 @@ export class AsyncJobs {
     this.store = options.store;
     this.#config = options.config;
     this.#logger = options.logger.child({ component: 'async-jobs' });
-    this.#runnerFor = options.runnerFor;
+    this.#runners = options.runners;
     this.#runBulk = options.runBulk;
     this.#mapError = mapError;
     this.#leaseTimer = setInterval(() => this.#renewLeases(), LEASE_RENEW_MS);
@@ -174,6 +129,7 @@ export class AsyncJobs {
     upload: SpooledUpload,
     format: ResultFormat,
     idempotencyKey?: string,
+    owner = '',
   ): Promise<{ record: JobRecord; created: boolean }> {
     if (this.#closed) {
       await this.discard(upload);
@@ -194,8 +150,10 @@ export class AsyncJobs {
       error: null,
       fingerprint: upload.sha256,
       lease_until: now.getTime() + LEASE_MS,
+      owner,
     };
-    const scopedKey = idempotencyKey === undefined ? undefined : `${idempotencyKey}\n${upload.sha256}`;
+    const scope = owner === '' ? upload.sha256 : `${upload.sha256}\n${owner}`;
+    const scopedKey = idempotencyKey === undefined ? undefined : `${idempotencyKey}\n${scope}`;
     let outcome;
     try {
       outcome = await this.store.create(record, scopedKey, reservationFor(upload.bytes));
@@ -267,6 +225,11 @@ export class AsyncJobs {
   async #run({ record, path, nonContiguous }: Pending, signal: AbortSignal): Promise<void> {
     const id = record.id;
     const log = this.#logger.child({ jobId: id });
+    if (await this.#cancelledElsewhere(id)) {
+      await rm(path, { force: true }).catch(() => undefined);
+      log.info('async job cancelled before it started');
+      return;
+    }
     await this.#update(id, {
       status: 'running',
       started_at: new Date().toISOString(),
@@ -286,6 +249,7 @@ export class AsyncJobs {
       if (now - lastWrite >= PROGRESS_EVERY_MS) {
         lastWrite = now;
         void this.#update(id, { students_done: students, rows_done: rows, error_rows: errorRows });
+        void this.#cancelledElsewhere(id).then((yes) => yes && this.#running.get(id)?.abort.abort(CANCELLED));
       }
     };
     const sink = new ResultSink(this.store, id);
@@ -300,7 +264,7 @@ export class AsyncJobs {
         nonContiguous,
         output: gzip,
         format: record.format,
-        runner: this.#runnerFor(id),
+        runner: this.#runners,
         config: this.#config,
         limits: { maxBytes: this.#config.BULK_MAX_BYTES, maxRows: this.#config.BULK_MAX_ROWS },
         onProgress,
@@ -312,6 +276,11 @@ export class AsyncJobs {
       if (!gzip.writableEnded) gzip.end();
       await stored;
       if (pipeError !== undefined) throw pipeError;
+      if (await this.#cancelledElsewhere(id)) {
+        await this.store.clearResult(id);
+        log.info('async job cancelled while it finished');
+        return;
+      }
       await this.store.settleResult(id);
       await this.store.update(id, {
         status: 'completed',
@@ -328,13 +297,48 @@ export class AsyncJobs {
       gzip.destroy();
       sink.destroy();
       await stored;
-      const error = signal.aborted ? entryEnvelope('JOB_SHUTDOWN_BEFORE_FINISH') : this.#mapError(cause);
+      const error = !signal.aborted
+        ? this.#mapError(cause)
+        : signal.reason === CANCELLED
+          ? entryEnvelope('JOB_CANCELLED')
+          : entryEnvelope('JOB_SHUTDOWN_BEFORE_FINISH');
       log.warn({ err: (cause as Error)?.message, code: error.code }, 'async job failed');
       await this.#markFailed(id, error);
       metrics.jobTransitions.inc({ status: 'failed' });
     } finally {
       await rm(path, { force: true }).catch(() => undefined);
     }
+  }
+
+  /** True when the job was cancelled by a DELETE another API process answered. */
+  async #cancelledElsewhere(id: string): Promise<boolean> {
+    try {
+      return (await this.store.get(id))?.error?.code === 'job_cancelled';
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Cancels a job (DELETE /v1/jobs/{id}; the caller checked that it owns it): a waiting job never starts, a
+   * running one is aborted here (its remaining chunks are not run), and one running on another API process stops
+   * at its next progress write, when it reads the mark. The job reads failed (job_cancelled), its result removed.
+   */
+  async cancel(id: string): Promise<void> {
+    const waiting = this.#waiting.findIndex((p) => p.record.id === id);
+    if (waiting >= 0) {
+      const [p] = this.#waiting.splice(waiting, 1);
+      this.#owned.delete(id);
+      if (p) await rm(p.path, { force: true }).catch(() => undefined);
+    }
+    const running = this.#running.get(id);
+    if (running) {
+      running.abort.abort(CANCELLED);
+      await running.done;
+    }
+    // Also when the run here had just finished: the mark and the removal of the result are what DELETE promises.
+    await this.#markFailed(id, entryEnvelope('JOB_CANCELLED'));
+    this.#logger.info({ jobId: id }, 'async job cancelled');
   }
 
   /**

@@ -48,6 +48,14 @@ export interface JobRecord {
    * running job whose lease ran out belongs to a process that died: it reads as failed.
    */
   lease_until: number;
+  /** The token id that submitted the job ('' without access control): only it sees the job (src/jobs/ownership.ts). */
+  owner?: string;
+}
+
+/** A page of one owner's jobs, newest first: ids below `before` (ids sort by creation time), at most `limit`. */
+export interface JobListQuery {
+  limit: number;
+  before?: string;
 }
 
 export type JobPatch = Partial<
@@ -95,6 +103,8 @@ export interface JobStore {
   clearResult(id: string): Promise<void>;
   /** The decompressed result, streamed. Throws if the result expires or disappears part-way. */
   readResult(id: string): AsyncIterable<Buffer>;
+  /** The owner's jobs, newest first (expired ones left out). */
+  list(owner: string, query: JobListQuery): Promise<JobRecord[]>;
   /** Room left for results (for /readyz). */
   headroom(): Promise<StoreHeadroom>;
   /** Jobs by status, for the metrics gauge. */
@@ -225,6 +235,18 @@ export class MemoryJobStore implements JobStore {
   readResult(id: string): AsyncIterable<Buffer> {
     if (!this.#entry(id)) throw new Error(`job ${id} has no result`);
     return this.results.read(id);
+  }
+
+  async list(owner: string, query: JobListQuery): Promise<JobRecord[]> {
+    const ids = [...this.#jobs.keys()]
+      .filter((id) => {
+        const e = query.before === undefined || id < query.before ? this.#entry(id) : undefined;
+        return e !== undefined && (e.record.owner ?? '') === owner;
+      })
+      .sort()
+      .reverse()
+      .slice(0, query.limit);
+    return ids.map((id) => withLease({ ...(this.#jobs.get(id) as MemoryEntry).record }));
   }
 
   headroom(): Promise<StoreHeadroom> {

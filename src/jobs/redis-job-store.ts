@@ -5,6 +5,9 @@
  *   `${prefix}:job-idem:<sha256>` string: scoped Idempotency-Key (key + upload hash) → job id
  *   `${prefix}:jobs`              sorted set: job id → expiry (ms), for counting jobs by status
  *   `${prefix}:job-bytes`         hash: job id → bytes reserved for (then taken by) its compressed result
+ *   `${prefix}:jobs-of:<owner>`   sorted set (all scores 0, so ordered by id = by creation time): one owner's jobs,
+ *                                 for GET /v1/jobs (token owners only: anonymous jobs are never listed); ids of
+ *                                 expired jobs are dropped when listed; the set expires with its owner's last job
  * Every key expires JOB_TTL_SECONDS after the job finished (after its last lease renewal while it has not);
  * job-bytes entries of jobs gone from `jobs` are pruned whenever the ledger is read, and `jobs` and `job-bytes`
  * themselves expire JOB_TTL_SECONDS after the last job wrote to them: nothing of a job outlives its TTL. The results may take at most
@@ -19,7 +22,7 @@ import { missingJobError } from './job-id.ts';
 import { storeFullError } from './result-quota.ts';
 import type { StoreHeadroom } from './result-quota.ts';
 import { JOB_STATUSES, withLease } from './job-store.ts';
-import type { CreateOutcome, JobPatch, JobRecord, JobStatus, JobStore } from './job-store.ts';
+import type { CreateOutcome, JobListQuery, JobPatch, JobRecord, JobStatus, JobStore } from './job-store.ts';
 
 /** Part of Redis maxmemory never handed to job results (the queue and job records need it). */
 const REDIS_MEMORY_MARGIN = 0.25;
@@ -104,6 +107,7 @@ function fromHash(h: Record<string, string>): JobRecord | undefined {
     error: h.error ? (JSON.parse(h.error) as JobRecord['error']) : null,
     fingerprint: h.fingerprint ?? '',
     lease_until: num('lease_until') ?? 0,
+    owner: h.owner ?? '',
   };
 }
 
@@ -134,6 +138,9 @@ export class RedisJobStore implements JobStore {
   }
   #ledgerKey(): string {
     return `${this.#prefix}:job-bytes`;
+  }
+  #ownerKey(owner: string): string {
+    return `${this.#prefix}:jobs-of:${owner}`;
   }
 
   /** Bytes Redis can still take for job results under maxmemory (Infinity without maxmemory). */
@@ -184,6 +191,10 @@ export class RedisJobStore implements JobStore {
       return this.create(record, idempotencyKey, reserveBytes);
     }
     if (reserveBytes > 0) this.#written.set(record.id, 0);
+    if (record.owner) {
+      const owned = this.#ownerKey(record.owner);
+      await this.#redis.multi().zadd(owned, 0, record.id).pexpire(owned, this.#ttlMs).exec();
+    }
     return { record: { ...record }, created: true };
   }
 
@@ -209,8 +220,11 @@ export class RedisJobStore implements JobStore {
     const key = this.#jobKey(id);
     // Only touch a job that still exists: a job that expired must not come back as a partial hash.
     if ((await this.#redis.exists(key)) === 0) return;
+    const refresh = patch.status === 'completed' || patch.status === 'failed' || patch.lease_until !== undefined;
+    const owner = refresh ? await this.#redis.hget(key, 'owner') : null;
     const multi = this.#redis.multi();
     multi.hset(key, ...toHash(patch));
+    if (owner) multi.pexpire(this.#ownerKey(owner), this.#ttlMs);
     // A finished job is kept TTL from now; an unfinished one never expires while its owner renews its lease.
     if (patch.status === 'completed' || patch.status === 'failed' || patch.lease_until !== undefined) {
       multi.pexpire(key, this.#ttlMs);
@@ -274,6 +288,28 @@ export class RedisJobStore implements JobStore {
 
   readResult(id: string): AsyncIterable<Buffer> {
     return gunzipSegments(this.#segments(id));
+  }
+
+  async list(owner: string, query: JobListQuery): Promise<JobRecord[]> {
+    const key = this.#ownerKey(owner);
+    const out: JobRecord[] = [];
+    let before = query.before === undefined ? '+' : `(${query.before}`;
+    while (out.length < query.limit) {
+      const ids = await this.#redis.zrevrangebylex(key, before, '-', 'LIMIT', 0, query.limit - out.length);
+      if (ids.length === 0) break;
+      const pipe = this.#redis.pipeline();
+      for (const id of ids) pipe.hgetall(this.#jobKey(id));
+      const rows = (await pipe.exec()) ?? [];
+      const gone: string[] = [];
+      ids.forEach((id, i) => {
+        const record = rows[i]?.[0] ? undefined : fromHash(rows[i]?.[1] as Record<string, string>);
+        if (record) out.push(withLease(record));
+        else gone.push(id);
+      });
+      if (gone.length > 0) await this.#redis.zrem(key, ...gone);
+      before = `(${ids[ids.length - 1] as string}`;
+    }
+    return out;
   }
 
   async headroom(): Promise<StoreHeadroom> {

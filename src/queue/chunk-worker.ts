@@ -25,7 +25,7 @@ import { redactUrl } from '../redact.ts';
 import { ChunkSigner, isChunkJobData, payloadDigest } from './chunk-signing.ts';
 import type { ChunkJobData } from './chunk-signing.ts';
 import { blockingOptions, createRedis } from './connection.ts';
-import type { ChunkJobReturn } from './queue-runner.ts';
+import type { ChunkJobReturn } from './chunk-completions.ts';
 import { DEFAULT_WORKER_TUNING, QUEUE_NAME, RESULT_TTL_SECONDS, chunkResultKey } from './settings.ts';
 import type { WorkerTuning } from './settings.ts';
 
@@ -65,10 +65,12 @@ function indexOf(jobId: string | undefined): number {
   return m ? Number.parseInt(m[1] ?? '0', 10) : 0;
 }
 
-/** Errors that come from the payload itself (bad JSON, wrong shape), not from the machinery. */
+/**
+ * Errors that come from the payload itself (bad JSON, wrong shape: both SyntaxError, see chunk-payload.ts), not
+ * from the machinery. Told by the error's name, which survives the worker thread's structured clone.
+ */
 export function isMalformed(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  return err.name === 'SyntaxError' || /malformed chunk payload/i.test(err.message);
+  return err instanceof Error && err.name === 'SyntaxError';
 }
 
 export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {

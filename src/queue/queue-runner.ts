@@ -3,7 +3,7 @@
  * (keys `${BULLMQ_PREFIX}:calc:*`) whose data is the chunk's compact payload string and its HMAC
  * (chunk-signing.ts); a worker process (workers/queue.worker.ts) verifies and runs it and leaves the output bytes
  * in a short-lived Redis key, with their HMAC in the job's return value; this process learns
- * of the completion through ONE shared QueueEvents stream reader and hands the output back to the pipeline,
+ * of the completion through ONE shared QueueEvents stream reader (chunk-completions.ts) and hands the output back to the pipeline,
  * whose reorder buffer writes chunks in index order. The pipeline bounds how many chunks are in flight.
  *
  * Correctness first: when Redis is unreachable, a chunk cannot be queued, is too large for the queue, fails on
@@ -15,7 +15,7 @@
  * sent, the counts and the bytes); otherwise the chunk is recomputed locally (fallback reason `integrity`), so
  * a payload or output changed in Redis never reaches a client. Chunk job ids are `<random run id>.c<index>`.
  */
-import { Queue, QueueEvents } from 'bullmq';
+import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ChunkOutput, ChunkRunner, ChunkTask } from '../bulk/runner.ts';
@@ -23,8 +23,7 @@ import type { Config } from '../config.ts';
 import { metrics } from '../metrics.ts';
 import { redactUrl } from '../redact.ts';
 import { ChunkSigner, payloadDigest } from './chunk-signing.ts';
-import type { ChunkCounts } from './chunk-signing.ts';
-import { blockingOptions, checkRedisServer, createRedis, producerOptions, waitReady } from './connection.ts';
+import { checkRedisServer, createRedis, producerOptions, waitReady } from './connection.ts';
 import type { RedisCheck } from './connection.ts';
 import {
   CHUNK_ATTEMPTS,
@@ -35,40 +34,14 @@ import {
   QUEUE_NAME,
   chunkJobId,
   chunkResultKey,
-  newRunId,
 } from './settings.ts';
+import { newRunId } from '../bulk/run-id.ts';
 
-/** A chunk task, optionally tagged with the random id of the bulk run it belongs to (its job ids' prefix). */
-export interface QueueChunkTask extends ChunkTask {
-  runId?: string;
-}
-
-/**
- * What the worker returns through the `completed` event: the counts and the output's HMAC; the output bytes
- * themselves travel in a Redis key.
- */
-export interface ChunkJobReturn extends ChunkCounts {
-  mac: string;
-}
-
-export type FallbackReason =
-  | 'redis_unreachable'
-  | 'payload_too_large'
-  | 'enqueue_failed'
-  | 'job_failed'
-  | 'timeout'
-  | 'connection_lost'
-  | 'result_missing'
-  | 'integrity';
+import { ChunkCompletions, ChunkWaitError, type ChunkJobReturn, type FallbackReason } from './chunk-completions.ts';
 
 export interface QueueRunner extends ChunkRunner {
   readonly kind: 'queue';
-  run(task: QueueChunkTask): Promise<ChunkOutput>;
-  /**
-   * A runner for one bulk run (a bulk request or an async job): its chunk job ids share a fresh random run id.
-   * The argument is not used in the ids (they must not lead to a request or a job): it is only the interface's.
-   */
-  forRequest(requestId: string): ChunkRunner;
+  run(task: ChunkTask): Promise<ChunkOutput>;
   /** Redis reachable, recent enough, noeviction. */
   check(): Promise<RedisCheck>;
   /** Chunk jobs by state, for the queue-depth gauge. Rejects when Redis is unreachable. */
@@ -93,20 +66,6 @@ export interface QueueRunnerOptions {
 /** How long the first chunk of a fresh process waits for the initial Redis connection. */
 const FIRST_CONNECT_WAIT_MS = 3000;
 
-class ChunkWaitError extends Error {
-  readonly reason: FallbackReason;
-  constructor(reason: FallbackReason, message: string) {
-    super(message);
-    this.name = 'ChunkWaitError';
-    this.reason = reason;
-  }
-}
-
-interface Waiter {
-  resolve(value: ChunkJobReturn): void;
-  reject(err: ChunkWaitError): void;
-}
-
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
@@ -116,17 +75,6 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
       timer.unref();
     }),
   ]).finally(() => clearTimeout(timer));
-}
-
-function isChunkJobReturn(v: unknown): v is ChunkJobReturn {
-  if (v === null || typeof v !== 'object') return false;
-  const o = v as Record<string, unknown>;
-  return (
-    Number.isSafeInteger(o.rows) &&
-    Number.isSafeInteger(o.errorRows) &&
-    Number.isSafeInteger(o.students) &&
-    typeof o.mac === 'string'
-  );
 }
 
 export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
@@ -159,7 +107,7 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
       logger.warn({ redis: redactUrl(url) }, 'queue: lost the Redis connection; new chunks run on the local pool');
     }
     // Chunks waiting for a completion event may never hear of it: run them elsewhere now, not at the timeout.
-    failAllWaiters('connection_lost', 'the Redis connection was lost while the chunk was queued');
+    completions.failAll('connection_lost', 'the Redis connection was lost while the chunk was queued');
   });
 
   const queue = new Queue(QUEUE_NAME, {
@@ -174,60 +122,8 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
   });
   queue.on('error', (err: Error) => logger.debug({ err: err.message }, 'queue: producer queue error'));
 
-  const waiters = new Map<string, Waiter>();
-  let events: QueueEvents | undefined;
-  let eventsConnection: Redis | undefined;
-  let eventsStarting: Promise<QueueEvents> | undefined;
+  const completions = new ChunkCompletions({ producer, url, prefix, logger });
   let closing = false;
-
-  function failAllWaiters(reason: FallbackReason, message: string): void {
-    for (const [id, w] of waiters) {
-      waiters.delete(id);
-      w.reject(new ChunkWaitError(reason, message));
-    }
-  }
-
-  /**
-   * Starts the process's one QueueEvents reader. It starts reading right after the stream's current last entry
-   * (not at "$" resolved later), so no completion of a job added after this point can be missed.
-   */
-  function ensureEvents(): Promise<QueueEvents> {
-    if (events) return Promise.resolve(events);
-    eventsStarting ??= (async () => {
-      const streamKey = `${prefix}:${QUEUE_NAME}:events`;
-      const last = (await producer.xrevrange(streamKey, '+', '-', 'COUNT', 1)) as [string, string[]][];
-      const lastEventId = last[0]?.[0] ?? '0-0';
-      eventsConnection = createRedis(url, blockingOptions({ connectionName: 'sor-api-events' }));
-      eventsConnection.on('error', (err: Error) =>
-        logger.debug({ err: err.message }, 'queue: events connection error'),
-      );
-      const qe = new QueueEvents(QUEUE_NAME, {
-        connection: eventsConnection,
-        prefix,
-        lastEventId,
-        autorun: true,
-      });
-      qe.on('error', (err: Error) => logger.debug({ err: err.message }, 'queue: events reader error'));
-      qe.on('completed', ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) => {
-        const w = waiters.get(jobId);
-        if (!w) return;
-        waiters.delete(jobId);
-        if (isChunkJobReturn(returnvalue)) w.resolve(returnvalue);
-        else w.reject(new ChunkWaitError('result_missing', 'the worker returned no chunk summary'));
-      });
-      qe.on('failed', ({ jobId, failedReason }: { jobId: string; failedReason: string }) => {
-        const w = waiters.get(jobId);
-        if (!w) return;
-        waiters.delete(jobId);
-        w.reject(new ChunkWaitError('job_failed', `the chunk job failed on the workers: ${failedReason}`));
-      });
-      events = qe;
-      return qe;
-    })().finally(() => {
-      eventsStarting = undefined;
-    });
-    return eventsStarting;
-  }
 
   let lastFallbackLog = 0;
   let suppressed = 0;
@@ -248,10 +144,10 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
       suppressed++;
     }
     if (!local) throw new Error(`chunk ${task.index} could not run on the queue: ${detail}`);
-    return fallback.run({ index: task.index, payload: task.payload });
+    return fallback.run(task);
   }
 
-  async function run(task: QueueChunkTask): Promise<ChunkOutput> {
+  async function run(task: ChunkTask): Promise<ChunkOutput> {
     if (closing) throw new Error('the queue runner is closed');
     const payloadBytes = Buffer.byteLength(task.payload, 'utf8');
     if (payloadBytes > MAX_PAYLOAD_BYTES) {
@@ -274,17 +170,11 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
     }
     const jobId = chunkJobId(task.runId ?? newRunId(), task.index);
     try {
-      await withTimeout(ensureEvents(), enqueueTimeoutMs, 'the events reader did not start in time');
+      await withTimeout(completions.start(), enqueueTimeoutMs, 'the events reader did not start in time');
     } catch (err) {
       return fallbackOrFail(task, 'enqueue_failed', `cannot listen for chunk results: ${(err as Error).message}`);
     }
-    let settle!: Waiter;
-    const done = new Promise<ChunkJobReturn>((resolve, reject) => {
-      settle = { resolve, reject };
-    });
-    // The waiter may be rejected (connection lost) while queue.add is still pending: mark it handled now.
-    done.catch(() => undefined);
-    waiters.set(jobId, settle);
+    const done = completions.waitFor(jobId);
     try {
       await withTimeout(
         queue.add(CHUNK_JOB_NAME, signer.signPayload(jobId, task.payload), { jobId }),
@@ -292,7 +182,7 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
         'enqueue timed out',
       );
     } catch (err) {
-      waiters.delete(jobId);
+      completions.forget(jobId);
       return fallbackOrFail(
         task,
         'enqueue_failed',
@@ -319,7 +209,7 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
         }),
       ]);
     } catch (err) {
-      waiters.delete(jobId);
+      completions.forget(jobId);
       const e = err instanceof ChunkWaitError ? err : new ChunkWaitError('job_failed', String(err));
       if (e.reason === 'timeout') {
         // Best effort: a job still waiting is withdrawn; an active one finishes and its result key expires.
@@ -366,14 +256,6 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
     queue,
     redis: producer,
     run,
-    forRequest(): ChunkRunner {
-      const runId = newRunId();
-      return {
-        kind: 'queue',
-        run: (task: ChunkTask) => run({ index: task.index, payload: task.payload, runId }),
-        close: async () => undefined,
-      };
-    },
     async check(): Promise<RedisCheck> {
       if (producer.status !== 'ready') {
         try {
@@ -391,10 +273,7 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
     async close(): Promise<void> {
       if (closing) return;
       closing = true;
-      failAllWaiters('connection_lost', 'the queue runner closed');
-      const ev = events ?? (eventsStarting ? await eventsStarting.catch(() => undefined) : undefined);
-      await ev?.close().catch(() => undefined);
-      if (eventsConnection) await eventsConnection.quit().catch(() => eventsConnection?.disconnect());
+      await completions.close();
       if (producer.status === 'ready') {
         await queue.close().catch(() => undefined);
         await producer.quit().catch(() => producer.disconnect());

@@ -2,7 +2,6 @@
  * Names, limits and timings of the BullMQ chunk queue, shared by the API's queue runner (producer) and the
  * worker process (consumer). Both sides must agree on these, so they live in one place.
  */
-import { randomBytes } from 'node:crypto';
 import { type Config, loadConfig } from '../config.ts';
 
 /** The one BullMQ queue of the service; keys are `${BULLMQ_PREFIX}:calc:*`. */
@@ -64,14 +63,6 @@ export function workerTuning(config: Config): WorkerTuning {
     maxStalledCount: config.QUEUE_MAX_STALLED_COUNT,
     prefetch: config.QUEUE_WORKER_PREFETCH,
   };
-}
-
-/**
- * A fresh random id per bulk run (request or async job), the prefix of its chunk job ids. It is not derived from
- * the request or job id: whoever reads the queue (bull-board) learns nothing that leads to a job's results.
- */
-export function newRunId(): string {
-  return `r${randomBytes(12).toString('hex')}`;
 }
 
 /** A chunk job's id, `<runId>.c<index>` (BullMQ refuses custom ids that contain ":" or are integers). */

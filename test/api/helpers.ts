@@ -19,7 +19,7 @@ export interface TestServer {
 }
 
 export async function startTestServer(
-  options: { env?: Record<string, string>; readiness?: ReadinessCheck[]; extra?: AppExtras } = {},
+  options: { env?: Record<string, string>; readiness?: ReadinessCheck[]; extra?: AppExtras; clock?: () => Date } = {},
 ): Promise<TestServer> {
   const logs: string[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void logs.push(line) });
@@ -28,6 +28,7 @@ export async function startTestServer(
     logger,
     runners: { small: createInlineRunner(), large: createInlineRunner() },
     readiness: options.readiness ?? [],
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   };
   const app = createApp(ctx, options.extra);
   const server = await new Promise<Server>((resolve) => {

@@ -40,7 +40,7 @@ beforeAll(async () => {
   const runners = { small: createInlineRunner(), large: createInlineRunner() };
   const ctx: AppContext = { config, logger, runners, readiness: [] };
   store = new MemoryJobStore(config.JOB_TTL_SECONDS);
-  jobs = new AsyncJobs({ config, logger, store, runnerFor: () => runners, runBulk });
+  jobs = new AsyncJobs({ config, logger, store, runners, runBulk });
   const app = createApp(ctx, {
     routers: [bulkRouter(ctx), jobsRouter(jobs, { maxBytes: config.BULK_MAX_BYTES, spoolDir })],
   });

@@ -26,7 +26,8 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
  *  - bulk: CSV reading/writing, the pipeline and its runners (inline, pool), over schema and domain.
  *  - queue | jobs: the BullMQ transport (a ChunkRunner) and the async-jobs service (stores, spool, results),
  *    both built on bulk; neither needs the other (the runtime hands the queue runner to the jobs service).
- *  - api: the Express doors; they read jobs (the /v1/jobs routes, the upload spool).
+ *  - auth: access tokens (format, hash, stores), rate windows and counters; no Express, beside jobs and queue.
+ *  - api: the Express doors; they read jobs (the /v1/jobs routes, the upload spool) and auth (the guards).
  *  - runtime | cli: the composition root (builds runners, stores, routers from the Config), and the command.
  *  - server: the HTTP entry point, which starts the runtime.
  *  - web: the page's browser code (compiled apart, tsconfig.web.json); it imports no other room, and the api
@@ -37,7 +38,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['domain'],
   ['schema'],
   ['bulk'],
-  ['queue', 'jobs'],
+  ['queue', 'jobs', 'auth'],
   ['api'],
   ['runtime', 'cli'],
   ['server', 'web'],

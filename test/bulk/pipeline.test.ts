@@ -442,3 +442,32 @@ describe('fail-safe and backpressure', () => {
     expect(out.text.split('\n').length).toBe(4);
   });
 });
+
+describe("the run's identity travels with each chunk (ChunkTask.runId)", () => {
+  it('every chunk of one run carries the same random run id; two runs of the same file carry different ones', async () => {
+    const seen: { index: number; runId: string | undefined }[] = [];
+    const recording: ChunkRunner = {
+      kind: 'inline',
+      run: (task) => {
+        seen.push({ index: task.index, runId: task.runId });
+        return inline.run(task);
+      },
+      close: async () => undefined,
+    };
+    const config = bulkConfig({ BULK_CHUNK_STUDENTS: '1' });
+    const sample = readText(SAMPLE_CSV);
+    await runToString(sample, recording, { config });
+    const first = seen.splice(0);
+    await runToString(sample, recording, { config });
+    const second = seen.splice(0);
+    expect(first.length).toBeGreaterThan(3);
+    const ids = (runs: typeof first) => new Set(runs.map((s) => s.runId));
+    expect(ids(first).size).toBe(1);
+    expect(ids(second).size).toBe(1);
+    const [a] = ids(first);
+    const [b] = ids(second);
+    expect(a).toMatch(/^r[0-9a-f]{24}$/);
+    expect(b).toMatch(/^r[0-9a-f]{24}$/);
+    expect(a).not.toBe(b);
+  });
+});

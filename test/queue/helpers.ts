@@ -39,7 +39,7 @@ export function reversingRunner(kind: ChunkRunner['kind'] = 'pool'): ChunkRunner
     calls,
     async run(task: ChunkTask): Promise<ChunkOutput> {
       calls.push(task.index);
-      if (task.payload.startsWith('!malformed')) throw new Error('malformed chunk payload');
+      if (task.payload.startsWith('!malformed')) throw new SyntaxError('malformed chunk payload'); // as decodePayload throws
       const lines = task.payload.split('\n');
       const text = lines.map((l) => [...l].reverse().join('') + '\n').join('');
       return { index: task.index, text, rows: lines.length, errorRows: 0, students: lines.length };

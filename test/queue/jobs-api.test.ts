@@ -74,7 +74,7 @@ async function start(storeKind: 'memory' | 'redis', env: Record<string, string> 
     config,
     logger: silentLogger,
     store,
-    runnerFor: () => ({ small: g?.runner ?? createInlineRunner(), large: g?.runner ?? pool }),
+    runners: { small: g?.runner ?? createInlineRunner(), large: g?.runner ?? pool },
     runBulk,
   });
   const { base, server } = await serveJobs(jobs, config, spoolDir);

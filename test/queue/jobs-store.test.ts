@@ -70,7 +70,7 @@ async function serve(store: JobStore, config: Config, runner?: ChunkRunner): Pro
     config,
     logger: silentLogger,
     store,
-    runnerFor: () => ({ small: runner ?? createInlineRunner(), large: runner ?? pool }),
+    runners: { small: runner ?? createInlineRunner(), large: runner ?? pool },
     runBulk,
   });
   const { base, server } = await serveJobs(jobs, config, spoolDir);

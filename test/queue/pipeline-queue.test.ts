@@ -87,8 +87,8 @@ describe('bulk pipeline through the queue', () => {
     const local = countingFallback(pool);
     const runner = createQueueRunner({ config, logger: silentLogger, fallback: local });
     try {
-      expect(await collect(runner.forRequest('csv'), config, 'csv')).toBe(expected.csv);
-      expect(await collect(runner.forRequest('nd'), config, 'ndjson')).toBe(expected.ndjson);
+      expect(await collect(runner, config, 'csv')).toBe(expected.csv);
+      expect(await collect(runner, config, 'ndjson')).toBe(expected.ndjson);
       expect(local.calls).toBe(0);
     } finally {
       await runner.close();
@@ -119,7 +119,7 @@ describe('bulk pipeline through the queue', () => {
       }
     })();
     try {
-      const out = await collect(runner.forRequest('kill'), config, 'csv');
+      const out = await collect(runner, config, 'csv');
       killed = true;
       await hunter;
       expect(await victim.exited).toBe('SIGKILL');
@@ -140,7 +140,7 @@ describe('bulk pipeline through the queue', () => {
     const local = countingFallback(pool);
     const runner = createQueueRunner({ config, logger: silentLogger, fallback: local });
     try {
-      expect(await collect(runner.forRequest('down'), config, 'csv')).toBe(expected.csv);
+      expect(await collect(runner, config, 'csv')).toBe(expected.csv);
       expect(local.calls).toBe(STUDENTS / 100);
     } finally {
       await runner.close();
@@ -157,7 +157,7 @@ describe('bulk pipeline through the queue', () => {
       const runner = createQueueRunner({ config, logger: silentLogger, fallback: local });
       let stopped: Promise<void> | undefined;
       try {
-        const out = await collect(runner.forRequest('lost'), config, 'csv', (chunks) => {
+        const out = await collect(runner, config, 'csv', (chunks) => {
           if (chunks >= 3) stopped ??= own.stop();
         });
         await stopped;
@@ -196,7 +196,7 @@ describe('bulk pipeline through the queue', () => {
     const local = countingFallback(pool);
     const runner = createQueueRunner({ config, logger: silentLogger, fallback: local });
     try {
-      expect(await collect(runner.forRequest('before'), config, 'csv')).toBe(expected.csv);
+      expect(await collect(runner, config, 'csv')).toBe(expected.csv);
       expect(local.calls).toBe(0);
 
       await first.stop();
@@ -205,7 +205,7 @@ describe('bulk pipeline through the queue', () => {
       current = again;
 
       // Both sides reconnect on their own (backoff up to 5 s); probe with one chunk until it goes through the queue.
-      const probe = runner.forRequest('probe');
+      const probe = runner;
       let viaQueue = false;
       for (let i = 0; i < 60 && !viaQueue; i++) {
         const before = local.calls;
@@ -215,7 +215,7 @@ describe('bulk pipeline through the queue', () => {
       }
       expect(viaQueue).toBe(true);
       const calls = local.calls;
-      expect(await collect(runner.forRequest('after'), config, 'csv')).toBe(expected.csv);
+      expect(await collect(runner, config, 'csv')).toBe(expected.csv);
       expect(local.calls).toBe(calls);
       expect(worker.proc.exitCode).toBeNull();
     } finally {

@@ -42,7 +42,7 @@ describe('queue runner', () => {
     const runner: QueueRunner = createQueueRunner({ config, logger: silentLogger, fallback: localPool });
     try {
       await worker.ready();
-      const bound = runner.forRequest('req-1');
+      const bound = runner;
       const payloads = Array.from({ length: 12 }, (_, i) => `chunk ${i}\nsecond line ${i} "quoted", ü\n`);
       const outs = await Promise.all(payloads.map((payload, index) => bound.run({ index, payload })));
       outs.forEach((out, i) => {

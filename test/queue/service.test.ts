@@ -214,7 +214,7 @@ describe('worker graceful shutdown', () => {
       });
       const payload = payloads[0] as string;
       const expected = await pool.run({ index: 0, payload });
-      const pending = runner.forRequest('term').run({ index: 0, payload });
+      const pending = runner.run({ index: 0, payload });
       const name = `${hostname()}:${worker.proc.pid}`;
       for (let i = 0; i < 500; i++) {
         if ((await queue.getActive()).some((j) => j.processedBy === name)) break;

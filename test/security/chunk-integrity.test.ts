@@ -17,7 +17,7 @@ import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import { ChunkSigner, payloadDigest } from '../../src/queue/chunk-signing.ts';
 import type { ChunkJobData } from '../../src/queue/chunk-signing.ts';
 import { startChunkWorker } from '../../src/queue/chunk-worker.ts';
-import type { ChunkJobReturn } from '../../src/queue/queue-runner.ts';
+import type { ChunkJobReturn } from '../../src/queue/chunk-completions.ts';
 import { QUEUE_NAME, RESULT_TTL_SECONDS, chunkResultKey } from '../../src/queue/settings.ts';
 import { EXAMPLES, examplesCsv, expectRowsMatchExample } from '../bulk/examples.ts';
 import { parseOutput } from '../bulk/helpers.ts';

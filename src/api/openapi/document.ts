@@ -23,6 +23,8 @@ import { BULK_OUTPUT_COLUMNS, bulkDescription } from './bulk-prose.ts';
 import { errorExample, MISSING_COLUMN, requestExamples, responseExamples, validationExamples } from './examples.ts';
 import { dependentFirstYear } from './limits-prose.ts';
 import { calculateDescription, fmt, infoDescription } from './prose.ts';
+import { requireBearer } from './access.ts';
+import { worksheetPathItem } from './worksheet-path.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -31,6 +33,8 @@ export interface OpenApiOptions {
   paths?: ZodOpenApiPathsObject;
   /** Limits from the running configuration, stated in the descriptions. */
   limits?: { maxBodyBytes?: number; bulkMaxBytes?: number; bulkMaxRows?: number };
+  /** Access control of the running configuration: with `required`, bearerAuth is applied (./access.ts). */
+  auth?: { required: boolean; prefix: string };
 }
 
 /** The sample student of the bulk CSV example (its amounts come from the limit table). */
@@ -315,12 +319,20 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
     },
   };
 
+  paths['/v1/calculate/worksheet'] = worksheetPathItem({
+    calculationHeaders,
+    responseHeaders,
+    requestHeaders: commonRequestHeaders,
+    errorResponse,
+    maxBodyBytes: limits.maxBodyBytes,
+  });
+
   for (const [path, item] of Object.entries(options.paths ?? {})) {
     if (path in paths) throw new Error(`OpenAPI path ${path} is already defined`);
     paths[path] = item;
   }
 
-  return createDocument({
+  const document = createDocument({
     openapi: '3.1.0',
     info: {
       title: 'Prorated Federal Loan Limit Calculation Service',
@@ -372,4 +384,5 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       },
     },
   });
+  return options.auth?.required ? requireBearer(document, options.auth.prefix) : document;
 }

@@ -25,9 +25,5 @@ export function instrumentRunner(inner: ChunkRunner): ChunkRunner {
     },
     close: () => inner.close(),
   };
-  if (inner.forRequest) {
-    const bind = inner.forRequest.bind(inner);
-    wrapped.forRequest = (requestId: string) => instrumentRunner(bind(requestId));
-  }
   return wrapped;
 }

@@ -1,0 +1,84 @@
+/**
+ * Access control at the door (AUTH_MODE=required; README "Access control"). Every /v1/* request but
+ * `GET /v1/openapi.json` (and CORS preflights, OPTIONS) must carry `Authorization: Bearer svc_…` of a live token
+ * of this environment (src/auth/authenticate.ts decides). A failure answers the catalogue's envelope with a
+ * `WWW-Authenticate: Bearer realm="sor", error=…` header (RFC 6750); a body the client is sending is read and
+ * dropped first (up to BULK_DRAIN_MAX_BYTES, as the upload doors do) so the client can read the answer.
+ * Paths outside /v1 (the page, /docs, /healthz, /readyz, /metrics, /admin behind ADMIN_TOKEN) are not guarded.
+ *
+ * The caller (the token's id, its rate) is kept on `res.locals` for the rate limiter and the jobs routes
+ * (`callerOf`). With AUTH_MODE=off every caller is anonymous: id ''.
+ */
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { AppError } from '../errors.ts';
+import { authenticate } from '../auth/authenticate.ts';
+import type { TokenPrefix } from '../auth/token.ts';
+import type { TokenStore } from '../auth/token-store.ts';
+import { parseRate, type Rate } from '../auth/rate.ts';
+import { closeAfterAnswer, drainBody } from './drain-body.ts';
+import { sendError } from './error-envelope.ts';
+import { OPENAPI_PATH } from './app.ts';
+
+export interface Caller {
+  /** The token id; '' for anonymous callers (AUTH_MODE=off). */
+  id: string;
+  /** The token's own rate limit, if it has one. */
+  rate?: Rate;
+}
+
+const ANONYMOUS: Caller = Object.freeze({ id: '' });
+const CALLER = Symbol('caller');
+
+/** The caller of this request, as the auth guard found it (anonymous when access control is off). */
+export function callerOf(res: Response): Caller {
+  return (res.locals[CALLER as unknown as string] as Caller | undefined) ?? ANONYMOUS;
+}
+
+function setCaller(res: Response, caller: Caller): void {
+  res.locals[CALLER as unknown as string] = caller;
+}
+
+/** The requests access control and rate limits apply to: /v1/* except the OpenAPI document and preflights. */
+export function isGuarded(req: Request): boolean {
+  if (req.method === 'OPTIONS') return false;
+  if (!req.path.startsWith('/v1/')) return false;
+  if (req.path === OPENAPI_PATH && (req.method === 'GET' || req.method === 'HEAD')) return false;
+  return true;
+}
+
+/** Sends an answer decided before the body was read: the body is read and dropped first (bounded). */
+export async function answerBeforeBody(
+  req: Request,
+  res: Response,
+  err: AppError,
+  drainMaxBytes: number,
+): Promise<void> {
+  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  if (hasBody && !(await drainBody(req, drainMaxBytes))) closeAfterAnswer(req, res);
+  sendError(res, err);
+}
+
+export interface AuthGuardOptions {
+  store: TokenStore;
+  prefix: TokenPrefix;
+  drainMaxBytes: number;
+}
+
+export function authGuard(options: AuthGuardOptions): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (!isGuarded(req)) return next();
+    authenticate(req.get('Authorization'), options.store, options.prefix).then(
+      async (outcome) => {
+        if (outcome.ok) {
+          const rate = outcome.token.rate === null ? undefined : parseRate(outcome.token.rate);
+          setCaller(res, rate ? { id: outcome.token.id, rate } : { id: outcome.token.id });
+          next();
+          return;
+        }
+        res.setHeader('WWW-Authenticate', outcome.challenge);
+        await answerBeforeBody(req, res, outcome.error, options.drainMaxBytes);
+      },
+      (err: unknown) => sendError(res, err),
+    );
+  };
+}

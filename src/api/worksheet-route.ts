@@ -1,0 +1,86 @@
+/**
+ * POST /v1/calculate/worksheet: one student, the same body and validation as POST /v1/calculate, answered with the
+ * result and every step that made it (src/domain/trace.ts), in the format the Accept header asks for:
+ *   application/json (also for no Accept or *\/*)  {rule_set, result, steps}
+ *   text/html                                      the printable worksheet (src/api/worksheet/html.ts)
+ *   application/pdf                                the same as a PDF (src/api/worksheet/pdf.ts)
+ *   anything else                                  406 unsupported_media_type (checked before the body is read)
+ * Then 415 → 413 → 400 → 422 exactly as /v1/calculate. The date printed on the HTML and PDF comes from the
+ * context's clock (the system clock unless a test fixes it).
+ */
+import { Router, type Request } from 'express';
+import { appError } from '../errors.ts';
+import { RULE_SET_ID } from '../domain/rule-set.ts';
+import { calculateWithTrace } from '../domain/trace.ts';
+import { parseCalculationRequest } from '../schema/request.ts';
+import type { WireWorksheet } from '../schema/worksheet.ts';
+import type { AppContext } from './context.ts';
+import { sendError, validationFailure } from './error-envelope.ts';
+import { readJsonObject } from './json-body.ts';
+import { methodNotAllowed } from './method-not-allowed.ts';
+import { REQUEST_ID_HEADER } from './request-id.ts';
+import type { WorksheetDocument } from './worksheet/content.ts';
+import { renderWorksheetHtml } from './worksheet/html.ts';
+import { renderWorksheetPdf } from './worksheet/pdf.ts';
+
+export const WORKSHEET_PATH = '/v1/calculate/worksheet';
+
+export const WORKSHEET_MEDIA_TYPES = ['application/json', 'text/html', 'application/pdf'] as const;
+type WorksheetMediaType = (typeof WORKSHEET_MEDIA_TYPES)[number];
+
+/** The format the Accept header allows (JSON first on a tie, and for no Accept or *\/*); null → 406. */
+export function negotiateWorksheet(req: Request): WorksheetMediaType | null {
+  const type = req.accepts([...WORKSHEET_MEDIA_TYPES]);
+  return type === false ? null : (type as WorksheetMediaType);
+}
+
+export function worksheetRouter(ctx: AppContext): Router {
+  const router = Router();
+  const limit = ctx.config.MAX_BODY_BYTES;
+  const clock = ctx.clock ?? (() => new Date());
+
+  router.post(WORKSHEET_PATH, async (req, res) => {
+    try {
+      const format = negotiateWorksheet(req);
+      if (format === null) throw appError('WORKSHEET_NOT_ACCEPTABLE');
+      const body = await readJsonObject(req, res, limit);
+      const parsed = parseCalculationRequest(body);
+      if (!parsed.ok) {
+        sendError(res, validationFailure(parsed.fieldErrors));
+        return;
+      }
+      const { result, steps } = calculateWithTrace(parsed.value);
+      res.status(200);
+      res.setHeader('Cache-Control', 'no-store');
+      res.setHeader('Vary', 'Accept');
+      if (format === 'application/json') {
+        const worksheet: WireWorksheet = { rule_set: RULE_SET_ID, result, steps };
+        res.setHeader('Content-Type', 'application/json; charset=utf-8');
+        res.end(JSON.stringify(worksheet));
+        return;
+      }
+      const doc: WorksheetDocument = {
+        ruleSet: RULE_SET_ID,
+        generatedAt: clock(),
+        requestId: String(res.getHeader(REQUEST_ID_HEADER) ?? ''),
+        input: parsed.value,
+        result,
+        steps,
+      };
+      if (format === 'text/html') {
+        res.setHeader('Content-Type', 'text/html; charset=utf-8');
+        res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+        res.end(renderWorksheetHtml(doc));
+        return;
+      }
+      const pdf = await renderWorksheetPdf(doc);
+      res.setHeader('Content-Type', 'application/pdf');
+      res.setHeader('Content-Disposition', 'inline; filename="worksheet.pdf"');
+      res.end(pdf);
+    } catch (err) {
+      sendError(res, err);
+    }
+  });
+  router.all(WORKSHEET_PATH, methodNotAllowed('POST'));
+  return router;
+}

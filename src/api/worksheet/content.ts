@@ -1,0 +1,142 @@
+/**
+ * What a worksheet shows, once, for both renderers (html.ts and pdf.ts): the student's inputs, the results table
+ * (both options side by side, adjustments), the explanations, the warnings and the steps, with the rule set, the
+ * date and the request id. Values are plain text here; each renderer escapes or encodes them its own way.
+ */
+import type { TraceStep } from '../../domain/trace.ts';
+import type { CalculationInput, CalculationResult, TermResult } from '../../domain/types.ts';
+
+export interface WorksheetDocument {
+  ruleSet: string;
+  /** When the worksheet was made (the only part that differs between two identical requests). */
+  generatedAt: Date;
+  requestId: string;
+  input: CalculationInput;
+  result: CalculationResult;
+  steps: readonly TraceStep[];
+}
+
+export const WORKSHEET_TITLE = 'Schedule of Reductions worksheet';
+
+/** 2026-11-23 23:10:05 UTC */
+export function formatDate(date: Date): string {
+  return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+export function formatValue(value: unknown): string {
+  if (value === null || value === undefined) return '—';
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (Array.isArray(value)) return value.map(formatValue).join(', ');
+  return String(value);
+}
+
+/** The student-level fields of the request, as [field, value]. */
+export function studentRows(input: CalculationInput): [string, string][] {
+  const fields: (keyof CalculationInput)[] = [
+    'award_year',
+    'dependency_status',
+    'degree_level',
+    'grade_level',
+    'academic_year_terms',
+    'subsidized_amount',
+    'total_limit',
+    'cost_of_attendance',
+    'is_legacy_borrower',
+    'plus_denied',
+    'final_period_of_program',
+    'academic_year_credits',
+  ];
+  return fields.map((f) => [f, formatValue(input[f])]);
+}
+
+export const TERM_INPUT_COLUMNS = [
+  'label',
+  'full_time_credits',
+  'credits_enrolled',
+  'actual_final_credits',
+  'prior_disbursement_sub',
+  'prior_disbursement_unsub',
+  'prior_disbursement_grad_plus',
+] as const;
+
+export function termInputRows(input: CalculationInput): string[][] {
+  return input.terms.map((t) => TERM_INPUT_COLUMNS.map((c) => formatValue(t[c])));
+}
+
+/** The student-level results, as [JSON path, value]. */
+export function summaryRows(result: CalculationResult): [string, string][] {
+  return [
+    ['annual_ft_credits', formatValue(result.annual_ft_credits)],
+    ['reduced_annual_pct', formatValue(result.reduced_annual_pct)],
+    ['annual_basic_eligibility_sub', formatValue(result.annual_basic_eligibility_sub)],
+    ['annual_basic_eligibility_unsub', formatValue(result.annual_basic_eligibility_unsub)],
+    ['annual_basic_eligibility_grad_plus', formatValue(result.annual_basic_eligibility_grad_plus)],
+    ['show_both_options', formatValue(result.show_both_options)],
+  ];
+}
+
+export interface ResultColumn {
+  header: string;
+  /** The path under the term (`equal.subsidized`); the cell's JSON path is `terms[i].` + this. */
+  field: string;
+  value(term: TermResult): unknown;
+}
+
+export const RESULT_COLUMNS: readonly ResultColumn[] = [
+  { header: 'Term', field: 'label', value: (t) => t.label },
+  { header: 'Status', field: 'enrollment_status', value: (t) => t.enrollment_status },
+  { header: 'Intensity %', field: 'enrollment_intensity_pct', value: (t) => t.enrollment_intensity_pct },
+  { header: 'Disb. %', field: 'disbursement_pct', value: (t) => t.disbursement_pct },
+  { header: 'Equal Sub', field: 'equal.subsidized', value: (t) => t.equal.subsidized },
+  { header: 'Equal Unsub', field: 'equal.unsubsidized', value: (t) => t.equal.unsubsidized },
+  { header: 'Equal Grad PLUS', field: 'equal.grad_plus', value: (t) => t.equal.grad_plus },
+  { header: 'Prop. Sub', field: 'proportional.subsidized', value: (t) => t.proportional?.subsidized ?? null },
+  { header: 'Prop. Unsub', field: 'proportional.unsubsidized', value: (t) => t.proportional?.unsubsidized ?? null },
+  { header: 'Prop. Grad PLUS', field: 'proportional.grad_plus', value: (t) => t.proportional?.grad_plus ?? null },
+  { header: 'Adj. Sub', field: 'adjustment_sub', value: (t) => t.adjustment_sub },
+  { header: 'Adj. Unsub', field: 'adjustment_unsub', value: (t) => t.adjustment_unsub },
+  { header: 'Adj. Grad PLUS', field: 'adjustment_grad_plus', value: (t) => t.adjustment_grad_plus },
+  { header: 'Adj. source', field: 'adjustment_source_index', value: (t) => t.adjustment_source_index },
+];
+
+/** The totals row under the same columns (empty where a column has no total; total_proportional equals
+ * total_equal when the proportional option is not offered). */
+export function totalCells(result: CalculationResult): { text: string; path: string | null }[] {
+  const proportional = result.total_proportional;
+  const cell = (path: string, value: unknown) => ({ text: formatValue(value), path });
+  return RESULT_COLUMNS.map((c) => {
+    switch (c.field) {
+      case 'label':
+        return { text: 'Total', path: null };
+      case 'equal.subsidized':
+        return cell('total_equal.subsidized', result.total_equal.subsidized);
+      case 'equal.unsubsidized':
+        return cell('total_equal.unsubsidized', result.total_equal.unsubsidized);
+      case 'equal.grad_plus':
+        return cell('total_equal.grad_plus', result.total_equal.grad_plus);
+      case 'proportional.subsidized':
+        return cell('total_proportional.subsidized', proportional.subsidized);
+      case 'proportional.unsubsidized':
+        return cell('total_proportional.unsubsidized', proportional.unsubsidized);
+      case 'proportional.grad_plus':
+        return cell('total_proportional.grad_plus', proportional.grad_plus);
+      default:
+        return { text: '', path: null };
+    }
+  });
+}
+
+/** The adjusted terms' explanations: [term label, sentence]. */
+export function adjustmentNotes(result: CalculationResult): [string, string][] {
+  return result.terms.filter((t) => t.adjustment_explanation !== '').map((t) => [t.label, t.adjustment_explanation]);
+}
+
+/** A step's output as "path = value" lines. */
+export function outputLines(step: TraceStep): string[] {
+  return Object.entries(step.output).map(([path, value]) => `${path} = ${formatValue(value)}`);
+}
+
+/** A step's inputs as "name = value" pairs. */
+export function inputLines(step: TraceStep): string[] {
+  return Object.entries(step.inputs).map(([name, value]) => `${name} = ${formatValue(value)}`);
+}
