@@ -7,6 +7,7 @@
  */
 import { byId, formatNumber, h } from './dom.ts';
 import { renderCheckSummary } from './check-chart.ts';
+import { apiFetch, saveAs } from './api.ts';
 
 interface Job {
   id: string;
@@ -29,14 +30,14 @@ const FORMATS = { csv: 'text/csv', ndjson: 'application/x-ndjson' } as const;
 async function submit(file: File, accept: string): Promise<Job> {
   const body = new FormData();
   body.append('file', file, file.name);
-  const res = await fetch('/v1/jobs', { method: 'POST', headers: { accept }, body });
+  const res = await apiFetch('/v1/jobs', { method: 'POST', headers: { accept }, body });
   const json = (await res.json().catch(() => ({}))) as Job & { message?: string };
   if (!res.ok) throw new Error(json.message ?? `The file was refused (${res.status}).`);
   return json;
 }
 
 async function status(job: Job): Promise<Job> {
-  const res = await fetch(`/v1/jobs/${encodeURIComponent(job.id)}`, { headers: { accept: 'application/json' } });
+  const res = await apiFetch(`/v1/jobs/${encodeURIComponent(job.id)}`, { headers: { accept: 'application/json' } });
   const json = (await res.json().catch(() => ({}))) as Job & { message?: string };
   if (!res.ok) throw new Error(json.message ?? `The job's status could not be read (${res.status}).`);
   return json;
@@ -127,9 +128,20 @@ export function startBulk(): void {
     if (failed) throw new Error(failed.error?.message ?? 'The job failed.');
     const csvJob = jobs[0]!;
     const ndjsonJob = jobs[1]!;
-    const res = await fetch(ndjsonJob.result_url);
+    const res = await apiFetch(ndjsonJob.result_url);
     if (!res.ok) throw new Error(`The result could not be read (${res.status}).`);
     renderSummary(csvJob, ndjsonJob, errorRows(await res.text()), f.name);
+  }
+
+  /** A download button: the result is fetched with the page's credentials and saved under `fileName`. */
+  function download(url: string, fileName: string, label: string): HTMLButtonElement {
+    const button = h('button', { type: 'button' }, label);
+    button.addEventListener('click', () => {
+      void saveAs(url, {}, fileName).then((problem) => {
+        progressText.textContent = problem ?? `${fileName} was downloaded.`;
+      });
+    });
+    return button;
   }
 
   function renderSummary(csvJob: Job, ndjsonJob: Job, rows: ErrorRow[], name: string): void {
@@ -185,9 +197,9 @@ export function startBulk(): void {
       h(
         'p',
         { class: 'downloads' },
-        h('a', { class: 'button', href: csvJob.result_url, download: `${base}.results.csv` }, 'Download CSV'),
+        download(csvJob.result_url, `${base}.results.csv`, 'Download CSV'),
         ' ',
-        h('a', { class: 'button', href: ndjsonJob.result_url, download: `${base}.results.ndjson` }, 'Download NDJSON'),
+        download(ndjsonJob.result_url, `${base}.results.ndjson`, 'Download NDJSON'),
       ),
     );
     renderCheckSummary(byId('check-summary'), csvJob.check_summary);

@@ -6,6 +6,7 @@ import { byId } from './dom.ts';
 import { loadFieldHelp } from './openapi-help.ts';
 import { startSingle } from './single.ts';
 import { startBulk } from './bulk.ts';
+import { startTokenField } from './api.ts';
 
 function startTabs(): void {
   const tabs = [...document.querySelectorAll<HTMLButtonElement>('[role="tab"]')];
@@ -33,6 +34,7 @@ function startTabs(): void {
 
 async function main(): Promise<void> {
   startTabs();
+  startTokenField(byId<HTMLInputElement>('access-token'));
   const help = await loadFieldHelp();
   if (help.ruleSet) byId('rule-set').textContent = help.ruleSet;
   startSingle(help);

@@ -4,6 +4,7 @@
  * URL fragment only (`#dependency_status=dependent&terms[0].label=Fall…`): a fragment is never sent to a server,
  * so it never reaches a request log.
  */
+import { apiFetch } from './api.ts';
 import { byId } from './dom.ts';
 import { StudentForm, type FieldError, type FormState } from './form.ts';
 import type { FieldHelp } from './openapi-help.ts';
@@ -43,7 +44,7 @@ export function startSingle(help: FieldHelp): void {
     status.textContent = 'Calculating…';
     let res: Response;
     try {
-      res = await fetch('/v1/calculate', {
+      res = await apiFetch('/v1/calculate', {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify(request),

@@ -3,6 +3,7 @@
  * what went in and came out (POST /v1/calculate/worksheet, Accept: application/json), and the same worksheet as
  * a PDF for the student's file (Accept: application/pdf).
  */
+import { apiFetch, saveAs } from './api.ts';
 import { formatNumber, h } from './dom.ts';
 
 export const WORKSHEET_PATH = '/v1/calculate/worksheet';
@@ -67,7 +68,7 @@ export async function showWorksheet(target: HTMLElement, request: unknown): Prom
   target.replaceChildren(h('h2', {}, 'Worksheet'), h('p', { role: 'status' }, 'Loading the worksheet…'));
   let res: Response;
   try {
-    res = await fetch(WORKSHEET_PATH, {
+    res = await apiFetch(WORKSHEET_PATH, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify(request),
@@ -91,18 +92,11 @@ export async function showWorksheet(target: HTMLElement, request: unknown): Prom
 }
 
 /** Downloads the worksheet PDF for `request`; resolves to an error message, or null when it was saved. */
-export async function downloadPdf(request: unknown, fileName: string): Promise<string | null> {
-  const res = await fetch(WORKSHEET_PATH, {
+export function downloadPdf(request: unknown, fileName: string): Promise<string | null> {
+  const init = {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/pdf' },
     body: JSON.stringify(request),
-  });
-  if (!res.ok) return `The PDF could not be made (${res.status}).`;
-  const url = URL.createObjectURL(await res.blob());
-  const link = h('a', { href: url, download: fileName, hidden: true });
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-  return null;
+  };
+  return saveAs(WORKSHEET_PATH, init, fileName);
 }

@@ -44,29 +44,37 @@ export async function launchBrowser(): Promise<Browser> {
 
 export interface PageServer {
   base: string;
+  /** The server's temporary folder (its spool, job results and token file). */
+  dir: string;
   close(): Promise<void>;
 }
 
-/** The service as `npm start` composes it (no Redis: jobs in memory, results on disk in a temporary folder). */
-export async function startPageServer(): Promise<PageServer> {
+/**
+ * The service as `npm start` composes it (no Redis: jobs in memory, results on disk in a temporary folder), with
+ * `env` added to its configuration (e.g. AUTH_MODE=required; the token file is in the temporary folder).
+ */
+export async function startPageServer(env: Record<string, string> = {}): Promise<PageServer> {
   const dir = mkdtempSync(join(tmpdir(), 'sor-web-test-'));
   const config = loadConfig({
     LOG_LEVEL: 'silent',
     BULK_THREADS: '1',
     SPOOL_DIR: join(dir, 'spool'),
     JOBS_DIR: join(dir, 'jobs'),
+    AUTH_TOKENS_FILE: join(dir, 'tokens.json'),
+    ...env,
   });
   const logger = pino({ level: 'silent' });
   const runtime: Runtime = await createRuntime(config, logger);
   const app = createApp(
     { config, logger, runners: runtime.runners, readiness: runtime.readiness },
-    { routers: runtime.routers, openApiPaths: runtime.openApiPaths },
+    { routers: runtime.routers, openApiPaths: runtime.openApiPaths, guards: runtime.guards },
   );
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   return {
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    dir,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

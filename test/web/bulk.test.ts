@@ -79,7 +79,7 @@ async function shownErrorRows(page: Page): Promise<ErrorRow[]> {
 }
 
 async function download(page: Page, name: string): Promise<Buffer> {
-  const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name }).click()]);
+  const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name }).click()]);
   return readFileSync((await file.path())!);
 }
 
