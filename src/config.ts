@@ -105,6 +105,29 @@ const EnvSchema = z.object({
   BULK_DRAIN_MAX_BYTES: int(0, 64 * 1024 * MiB).default(64 * MiB),
   /** A connection with no bytes moving either way for this long is closed (replaces a fixed request timeout). */
   HTTP_IDLE_TIMEOUT_MS: int(1000, 3_600_000).default(120_000),
+  /**
+   * Browser origins allowed to call the API (CORS, src/api/cors.ts): a comma list of origins such as
+   * `https://sis.example.edu`, or `*`; unset or empty, no CORS headers are sent.
+   */
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((o) => o.trim())
+        .filter((o) => o !== ''),
+    )
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(
+            /^(\*|https?:\/\/[^\s/?#,]+)$/,
+            'must be a comma list of origins (scheme://host[:port], no path) or *',
+          ),
+      ),
+    ),
 });
 
 /**

@@ -33,6 +33,9 @@ import { runBulk, type BulkFormat } from '../bulk/pipeline.ts';
 import type { ChunkRunner } from '../bulk/runner.ts';
 import { BUSY_RETRY_AFTER_SECONDS, BulkAdmission } from './bulk-admission.ts';
 import { negotiateUpload, receiveUpload, rejectUpload, type Upload, type UploadLimits } from './upload.ts';
+import { acceptsGzip, gzipInto, setEncodingHeaders } from './response-encoding.ts';
+import type { Gzip } from 'node:zlib';
+import { serveBulkTemplate, TEMPLATE_PATH } from './bulk-template.ts';
 
 export { bodyKind, negotiateFormat, MULTIPART_OVERHEAD_BYTES } from './upload.ts';
 
@@ -69,14 +72,15 @@ export function bulkRouter(ctx: AppContext): Router {
     const log = loggerOf(req, ctx.logger);
     let upload: Upload | undefined;
     let leave: (() => void) | undefined;
+    let gzip: Gzip | undefined;
     // The client going away aborts the pipeline: no more reading, in-flight chunks are dropped when they finish.
     const abort = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) abort.abort(new Error('the client closed the connection'));
     });
     try {
-      const { kind, format } = negotiateUpload(req, limits);
-      upload = await receiveUpload(req, kind, limits);
+      const { kind, format, dialect, gzip: gzipped } = negotiateUpload(req, limits);
+      upload = await receiveUpload(req, kind, limits, undefined, { dialect, gzip: gzipped });
       try {
         leave = admission.enter();
       } catch (err) {
@@ -86,21 +90,25 @@ export function bulkRouter(ctx: AppContext): Router {
       const requestId = String((req as Request & { id?: unknown }).id ?? randomUUID());
       const large: ChunkRunner = ctx.runners.large.forRequest?.(requestId) ?? ctx.runners.large;
       const started = performance.now();
+      const compress = acceptsGzip(req);
+      if (compress) gzip = gzipInto(res);
       const summary = await runBulk({
         input: createReadStream(upload.path, { highWaterMark: 256 * 1024 }),
-        output: res,
+        output: gzip ?? res,
         format,
+        dialect,
         runner: { small: ctx.runners.small, large },
         config,
         nonContiguous: upload.scan.nonContiguous,
         signal: abort.signal,
-        recycleOutput: true, // the response is done with a chunk once its write callback fires
+        recycleOutput: gzip === undefined, // the response is done with a chunk once its write callback fires
         onStart: (runner) => {
           res.status(200);
           res.setHeader('Content-Type', CONTENT_TYPES[format]);
           res.setHeader('Cache-Control', 'no-store');
           res.setHeader('X-Content-Type-Options', 'nosniff');
           res.setHeader('X-Bulk-Runner', runner.kind);
+          setEncodingHeaders(res, compress);
         },
         onChunkError: (err, index) =>
           log.error({ err, chunk: index }, 'bulk: a chunk could not be run; its students became error rows'),
@@ -122,6 +130,8 @@ export function bulkRouter(ctx: AppContext): Router {
         'bulk: file processed',
       );
     } catch (err) {
+      gzip?.unpipe(res);
+      gzip?.destroy();
       if (abort.signal.aborted) {
         log.info({ err: (err as Error)?.message }, 'bulk: stopped, the client went away');
         res.destroy();
@@ -135,5 +145,7 @@ export function bulkRouter(ctx: AppContext): Router {
     }
   });
   router.all(BULK_PATH, methodNotAllowed('POST'));
+  router.get(TEMPLATE_PATH, serveBulkTemplate());
+  router.all(TEMPLATE_PATH, methodNotAllowed('GET'));
   return router;
 }

@@ -1,8 +1,10 @@
 /**
  * The upload door shared by POST /v1/calculate/bulk and POST /v1/jobs, so both give the same 400/406/413/415:
  *
- *   negotiateUpload   Content-Type (text/csv UTF-8, or multipart/form-data), Content-Encoding (identity only),
- *                     Accept (text/csv or application/x-ndjson), a declared Content-Length over the limit.
+ *   negotiateUpload   Content-Type (text/csv or application/octet-stream in a supported charset, or
+ *                     multipart/form-data), Content-Encoding (identity or gzip), Accept (text/csv or
+ *                     application/x-ndjson), a declared Content-Length over the limit, and the file's dialect
+ *                     (src/api/upload-options.ts: charset, delimiter, extra columns, output BOM).
  *   receiveUpload     streams the body (raw, or the one `file` part of a multipart body) into a private spool file
  *                     (src/jobs/spool.ts) while a Prescan (src/bulk/prescan.ts) checks it in the same pass; it
  *                     resolves only once the whole body is in, so the status is decided after the upload.
@@ -13,12 +15,18 @@
  * Multipart: exactly one file part, in the field `file` (a second file part, or a file under another name, is a
  * 400); small text fields are ignored. A body that is not valid multipart (no or bad boundary, truncated, bad part
  * headers, no file part) is a 400, never a 5xx.
+ *
+ * gzip: the body is decompressed as it arrives (backpressure kept), and what the limits and the spool see are the
+ * decompressed bytes: a small body that expands past BULK_MAX_BYTES is refused (413) as soon as it does.
  */
 import { parseMediaType } from './media-type.ts';
 import { closeAfterAnswer, drainBody } from './drain-body.ts';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import busboy, { type Busboy } from 'busboy';
+import { createGunzip } from 'node:zlib';
+import { uploadDialect, uploadEncoding } from './upload-options.ts';
+import type { CsvDialect } from '../bulk/csv-dialect.ts';
 import type { Request, Response } from 'express';
 import { AppError, appError } from '../errors.ts';
 import type { BulkFormat } from '../bulk/chunk-payload.ts';
@@ -29,17 +37,17 @@ import { sendError } from './error-envelope.ts';
 /** Allowance for multipart framing (boundaries, part headers, small fields) over BULK_MAX_BYTES. */
 export const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
 
-const UTF8_CHARSET = /^(utf-?8|us-ascii)$/i;
-
 export type BodyKind = 'csv' | 'multipart';
 
-/** text/csv (charset, when given, UTF-8 or US-ASCII) or multipart/form-data; null for anything else. */
+/**
+ * text/csv or application/octet-stream (read as CSV; a charset, when given, is checked by negotiateUpload), or
+ * multipart/form-data; null for anything else.
+ */
 export function bodyKind(header: string | undefined): BodyKind | null {
   const media = parseMediaType(header);
   if (media === null) return null;
   if (media.type === 'multipart/form-data') return 'multipart';
-  if (media.type !== 'text/csv') return null;
-  return media.charsets.every((c) => UTF8_CHARSET.test(c)) ? 'csv' : null;
+  return media.type === 'text/csv' || media.type === 'application/octet-stream' ? 'csv' : null;
 }
 
 /** The output format the Accept header allows (CSV preferred on a tie); null → 406. */
@@ -67,6 +75,10 @@ export interface UploadLimits {
 export interface UploadRequest {
   kind: BodyKind;
   format: BulkFormat;
+  /** The file's charset, delimiter, extra columns and output BOM. */
+  dialect: CsvDialect;
+  /** The body is gzip-compressed (Content-Encoding: gzip). */
+  gzip: boolean;
 }
 
 function tooLarge(limit: number): AppError {
@@ -76,10 +88,14 @@ function tooLarge(limit: number): AppError {
 /** Checks the request's headers; throws the AppError (415, 406, 413) to pass to rejectUpload. */
 export function negotiateUpload(req: Request, limits: Pick<UploadLimits, 'maxBytes'>): UploadRequest {
   const kind = bodyKind(req.headers['content-type']);
-  const encoding = req.headers['content-encoding'];
-  if (kind === null || (encoding !== undefined && encoding.toLowerCase() !== 'identity')) {
+  const encoding = uploadEncoding(req.headers['content-encoding']);
+  if (kind === null || encoding === undefined) {
     throw appError('UPLOAD_MEDIA_TYPE');
   }
+  const dialect = uploadDialect(
+    req,
+    kind === 'csv' ? (parseMediaType(req.headers['content-type'])?.charsets ?? []) : [],
+  );
   const format = negotiateFormat(req);
   if (format === null) {
     throw appError('UPLOAD_NOT_ACCEPTABLE');
@@ -88,7 +104,7 @@ export function negotiateUpload(req: Request, limits: Pick<UploadLimits, 'maxByt
   if (declared > limits.maxBytes + (kind === 'multipart' ? MULTIPART_OVERHEAD_BYTES : 0)) {
     throw tooLarge(limits.maxBytes);
   }
-  return { kind, format };
+  return { kind, format, dialect, gzip: encoding === 'gzip' };
 }
 
 /** The client went away during the upload: nothing can be answered. */
@@ -142,16 +158,80 @@ export interface UploadObserver {
   update(chunk: Buffer): void;
 }
 
-async function receiveRaw(req: IncomingMessage, sink: SpoolSink): Promise<void> {
+/** The request's body bytes (counted as they are read), as they arrive. */
+async function* plainBody(req: IncomingMessage): AsyncGenerator<Buffer> {
   for await (const chunk of req.iterator({ destroyOnReturn: false })) {
     const buf = chunk as Buffer;
     count(req, buf.length);
+    yield buf;
+  }
+}
+
+/**
+ * The decompressed bytes of a gzip body, as they come out of zlib (which is fed only as fast as they are taken).
+ * A body that is not gzip is an AppError 400. Stopping early stops feeding zlib; the rest of the body is left
+ * for rejectUpload to drain.
+ */
+async function* gunzipBody(req: IncomingMessage): AsyncGenerator<Buffer> {
+  const gunzip = createGunzip();
+  let stop = false;
+  const feed = (async () => {
+    try {
+      for await (const chunk of req.iterator({ destroyOnReturn: false })) {
+        const buf = chunk as Buffer;
+        count(req, buf.length);
+        if (stop || gunzip.destroyed) break;
+        if (!gunzip.write(buf)) {
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              gunzip.off('drain', done);
+              gunzip.off('close', done);
+              resolve();
+            };
+            gunzip.on('drain', done);
+            gunzip.on('close', done);
+          });
+        }
+        if (stop || gunzip.destroyed) break;
+      }
+      if (!stop && !gunzip.destroyed) gunzip.end();
+    } catch (err) {
+      gunzip.destroy(err instanceof Error ? err : new Error(String(err)));
+    }
+  })();
+  try {
+    for await (const out of gunzip) yield out as Buffer;
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('Z_')) {
+      throw appError('UPLOAD_GZIP_INVALID', { detail: (err as Error).message });
+    }
+    throw err;
+  } finally {
+    stop = true;
+    gunzip.destroy();
+    await feed;
+  }
+}
+
+/** The body as the spool and the checks see it: decompressed when it is gzip. */
+function bodyBytes(req: IncomingMessage, gzip: boolean): AsyncGenerator<Buffer> {
+  return gzip ? gunzipBody(req) : plainBody(req);
+}
+
+async function receiveRaw(req: IncomingMessage, sink: SpoolSink, gzip: boolean): Promise<void> {
+  for await (const buf of bodyBytes(req, gzip)) {
     await sink.write(buf);
     if (sink.scan.failed !== undefined) return; // rejectUpload reads (and drops) the rest
   }
 }
 
-async function receiveMultipart(req: IncomingMessage, sink: SpoolSink, limits: UploadLimits): Promise<void> {
+async function receiveMultipart(
+  req: IncomingMessage,
+  sink: SpoolSink,
+  limits: UploadLimits,
+  gzip: boolean,
+): Promise<void> {
   let bb: Busboy;
   try {
     bb = busboy({
@@ -200,9 +280,7 @@ async function receiveMultipart(req: IncomingMessage, sink: SpoolSink, limits: U
   });
   const max = limits.maxBytes + MULTIPART_OVERHEAD_BYTES;
   let total = 0;
-  for await (const chunk of req.iterator({ destroyOnReturn: false })) {
-    const buf = chunk as Buffer;
-    count(req, buf.length);
+  for await (const buf of bodyBytes(req, gzip)) {
     total += buf.length;
     if (total > max) fail(tooLarge(limits.maxBytes));
     if (problem !== undefined || sink.scan.failed !== undefined) break;
@@ -241,6 +319,7 @@ export async function receiveUpload(
   kind: BodyKind,
   limits: UploadLimits,
   observer?: UploadObserver,
+  body: { dialect?: CsvDialect; gzip?: boolean } = {},
 ): Promise<Upload> {
   await ensureSpoolDir(limits.spoolDir);
   const file = await createSpoolFile(limits.spoolDir);
@@ -250,11 +329,12 @@ export async function receiveUpload(
     maxRows: limits.maxRows,
     maxRowChars: limits.maxRowChars,
     maxCellChars: limits.maxCellChars,
+    dialect: body.dialect,
   });
   const sink = new SpoolSink(file, scan, observer);
   try {
-    if (kind === 'csv') await receiveRaw(req, sink);
-    else await receiveMultipart(req, sink, limits);
+    if (kind === 'csv') await receiveRaw(req, sink, body.gzip === true);
+    else await receiveMultipart(req, sink, limits, body.gzip === true);
     await file.handle.close();
   } catch (err) {
     await file.handle.close().catch(() => undefined);

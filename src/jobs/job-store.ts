@@ -95,6 +95,8 @@ export interface JobStore {
   clearResult(id: string): Promise<void>;
   /** The decompressed result, streamed. Throws if the result expires or disappears part-way. */
   readResult(id: string): AsyncIterable<Buffer>;
+  /** The result as stored: one gzip stream, for clients that accept gzip. Throws as readResult does. */
+  readResultGzip?(id: string): AsyncIterable<Buffer>;
   /** Room left for results (for /readyz). */
   headroom(): Promise<StoreHeadroom>;
   /** Jobs by status, for the metrics gauge. */
@@ -225,6 +227,11 @@ export class MemoryJobStore implements JobStore {
   readResult(id: string): AsyncIterable<Buffer> {
     if (!this.#entry(id)) throw new Error(`job ${id} has no result`);
     return this.results.read(id);
+  }
+
+  readResultGzip(id: string): AsyncIterable<Buffer> {
+    if (!this.#entry(id)) throw new Error(`job ${id} has no result`);
+    return this.results.readGzip(id);
   }
 
   headroom(): Promise<StoreHeadroom> {
