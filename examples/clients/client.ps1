@@ -13,12 +13,10 @@ $ErrorActionPreference = 'Stop'
 
 # The file is sent as it is on disk (its charset declared); Invoke-RestMethod sends the whole body first, which
 # the service handles (it reads the whole upload before it answers).
-$headers = @{ 'Accept' = 'text/csv' }
 try {
-  $csv = Invoke-RestMethod -Method Post -Uri "$Base/v1/calculate/bulk?delimiter=$Delimiter" `
-    -ContentType "text/csv; charset=$Charset" -Headers $headers -InFile $In
-  # PowerShell decompresses gzip answers itself; -OutFile would keep the bytes exactly.
-  Set-Content -Path $Out -Value $csv -Encoding utf8NoBOM -NoNewline
+  # -OutFile keeps the answer's bytes exactly (UTF-8 CSV).
+  Invoke-RestMethod -Method Post -Uri "$Base/v1/calculate/bulk?delimiter=$Delimiter" `
+    -ContentType "text/csv; charset=$Charset" -Headers @{ 'Accept' = 'text/csv' } -InFile $In -OutFile $Out
 } catch {
   # The error envelope: {code, message, field_errors}
   Write-Error ($_.ErrorDetails.Message)
