@@ -11,7 +11,6 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import type express from 'express';
 import { createApp } from '../../src/api/app.ts';
-import { bulkRouter } from '../../src/api/bulk-route.ts';
 import type { AppContext } from '../../src/api/context.ts';
 import { createRuntime, type Runtime } from '../../src/runtime.ts';
 import { bulkConfig, parseOutput } from '../bulk/helpers.ts';
@@ -42,6 +41,7 @@ const SIS = 'https://sis.example.edu';
 const config = bulkConfig({ BULK_THREADS: '1', CORS_ORIGINS: `${SIS}, https://other.example.edu` });
 const LIMIT = 64 * 1024;
 let runtime: Runtime;
+let smallRuntime: Runtime;
 let main: Started;
 let small: Started;
 
@@ -50,15 +50,18 @@ beforeAll(async () => {
   main = await listen(
     createApp({ config, logger, runners: runtime.runners, readiness: runtime.readiness }, { routers: runtime.routers }),
   );
-  const tiny = bulkConfig({ BULK_MAX_BYTES: String(LIMIT) });
-  const ctx: AppContext = { config: tiny, logger, runners: runtime.runners, readiness: [] };
-  small = await listen(createApp(ctx, { routers: [bulkRouter(ctx)] }));
+  // Both doors (bulk and jobs) with a 64 KiB limit.
+  const tiny = bulkConfig({ BULK_MAX_BYTES: String(LIMIT), BULK_THREADS: '1' });
+  smallRuntime = await createRuntime(tiny, logger);
+  const ctx: AppContext = { config: tiny, logger, runners: smallRuntime.runners, readiness: [] };
+  small = await listen(createApp(ctx, { routers: smallRuntime.routers }));
 });
 
 afterAll(async () => {
   await stop(main);
   await stop(small);
   await runtime?.close();
+  await smallRuntime?.close();
 });
 
 function bulk(
@@ -352,19 +355,50 @@ describe('gzip', () => {
     expectExamplesOutput(res.text);
   });
 
-  it('a gzip bomb (small body, expands past BULK_MAX_BYTES) is refused with the 413 envelope', async () => {
-    const file = Buffer.concat([Buffer.from(examplesFile()), Buffer.alloc(48 * 1024 * 1024, '\n')]);
-    const bomb = gzipSync(file, { level: 9 });
-    expect(bomb.length).toBeLessThan(LIMIT); // the body itself is under the limit
-    const started = performance.now();
-    const res = await bulk('', bomb, { 'content-type': 'text/csv', 'content-encoding': 'gzip' }, small.base);
-    expect(res.status).toBe(413);
-    expect(envelope(res)).toEqual({
-      code: 'validation_error',
-      message: `The CSV file is larger than ${LIMIT} bytes, the most one request accepts.`,
+  it.each(['/v1/calculate/bulk', '/v1/jobs'])(
+    'a gzip bomb (small body, expands past BULK_MAX_BYTES) is refused with the 413 envelope: %s',
+    async (path) => {
+      const file = Buffer.concat([Buffer.from(examplesFile()), Buffer.alloc(48 * 1024 * 1024, '\n')]);
+      const bomb = gzipSync(file, { level: 9 });
+      expect(bomb.length).toBeLessThan(LIMIT); // the body itself is under the limit
+      const started = performance.now();
+      const res = await rawRequest(`${small.base}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/csv', 'content-encoding': 'gzip' },
+        body: bomb,
+      });
+      expect(res.status).toBe(413);
+      expect(envelope(res)).toEqual({
+        code: 'validation_error',
+        message: `The CSV file is larger than ${LIMIT} bytes, the most one request accepts.`,
+      });
+      // Refused as soon as the limit is passed, not after inflating (and reading) 48 MiB.
+      expect(performance.now() - started).toBeLessThan(10_000);
+    },
+  );
+
+  it('the job door: a gzip upload in a dialect, the result as the stored gzip bytes', async () => {
+    const submit = await rawRequest(`${main.base}/v1/jobs?delimiter=semicolon&extra_columns=keep`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/csv; charset=windows-1252', 'content-encoding': 'gzip' },
+      body: DONE_WHEN,
     });
-    // Refused as soon as the limit is passed, not after inflating (and reading) 48 MiB.
-    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(submit.status, submit.text).toBe(202);
+    const { status_url, result_url } = JSON.parse(submit.text) as { status_url: string; result_url: string };
+    for (let i = 0; i < 200; i++) {
+      const status = JSON.parse((await rawRequest(`${main.base}${status_url}`)).text) as { status: string };
+      if (status.status === 'completed') break;
+      expect(status.status).not.toBe('failed');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const gz = await rawRequest(`${main.base}${result_url}`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(gz.status).toBe(200);
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gz.headers['vary']).toMatch(/Accept-Encoding/i);
+    expectExamplesOutput(gz.text, true);
+    const plain = await rawRequest(`${main.base}${result_url}`);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body.toString('utf8')).toBe(gz.text);
   });
 
   it('a body that is not gzip is a 400; another Content-Encoding a 415', async () => {
