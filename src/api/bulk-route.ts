@@ -96,7 +96,7 @@ export function bulkRouter(ctx: AppContext): Router {
         input: createReadStream(upload.path, { highWaterMark: 256 * 1024 }),
         output: gzip ?? res,
         format,
-        dialect,
+        dialect: upload.dialect ?? dialect,
         runner: { small: ctx.runners.small, large },
         config,
         nonContiguous: upload.scan.nonContiguous,

@@ -124,13 +124,13 @@ export function jobsRouter(
       const { kind, format, dialect, gzip } = negotiateUpload(req, limits);
       const key = idempotencyKey(req);
       // One pass over the body: spool, prescan, and the job's hash and counts (another dialect: another job).
-      const plain = isDefaultDialect(dialect);
-      const digest = new UploadDigest(plain ? format : `${format}\n${dialectKey(dialect)}`);
+      const digest = new UploadDigest(isDefaultDialect(dialect) ? format : `${format}\n${dialectKey(dialect)}`);
       upload = await receiveUpload(req, kind, limits, digest, { dialect, gzip });
       // The job owns its file from here on: move it out of the upload names the spool sweep removes.
       const jobPath = join(limits.spoolDir, `job-${randomUUID()}.csv`);
       await rename(upload.path, jobPath);
-      const dialectFacts = plain ? {} : { students: upload.scan.students, dialect };
+      const read = upload.dialect ?? dialect; // a multipart part may declare its charset
+      const dialectFacts = isDefaultDialect(read) ? {} : { students: upload.scan.students, dialect: read };
       const spooled = { path: jobPath, ...digest.finish(), ...dialectFacts, nonContiguous: upload.scan.nonContiguous };
       upload = undefined;
       const { record, created } = await jobs.submit(spooled, format, key);

@@ -1,11 +1,13 @@
 /**
  * What an upload request says about its file besides the bytes: the charset (Content-Type's `charset`, or
- * `?charset=` — the only way for a multipart part, whose own parameters the multipart parser does not report),
- * `?delimiter=comma|semicolon|tab`, `?extra_columns=strict|keep`, `?bom=true|false` (CSV output for Excel), and
- * `Content-Encoding: gzip`. Bad values are answered before the body is read: an unknown charset 415 with the
- * supported list, an unknown parameter value 400.
+ * `?charset=`; for multipart, the `file` part's own Content-Type, read from the body's start by `partCharset`
+ * since the multipart parser does not report it), `?delimiter=comma|semicolon|tab`, `?extra_columns=strict|keep`,
+ * `?bom=true|false` (CSV output for Excel), and `Content-Encoding: gzip`. Bad values are answered before the body
+ * is read (a part's charset once its headers are): an unknown charset 415 with the supported list, an unknown
+ * parameter value 400.
  */
 import type { Request } from 'express';
+import { parseMediaType } from './media-type.ts';
 import { appError } from '../errors.ts';
 import {
   CSV_CHARSETS,
@@ -74,4 +76,41 @@ export function uploadEncoding(header: string | undefined): 'identity' | 'gzip' 
   if (value === '' || value === 'identity') return 'identity';
   if (value === 'gzip' || value === 'x-gzip') return 'gzip';
   return undefined;
+}
+
+/** How much of a multipart body is kept to read the file part's headers from (they come before its content). */
+export const PART_HEAD_CHARS = 64 * 1024;
+
+/**
+ * The charset the `file` part of a multipart body declares in its own Content-Type (`text/csv; charset=…`),
+ * read from the start of the body (`head`, as Latin-1 text) since the multipart parser does not report it.
+ */
+export function partCharset(head: string): string | undefined {
+  const disposition = /\r?\ncontent-disposition:[^\r\n]*;\s*name="?file"?(?:[;\s\r]|$)/i.exec(`\n${head}`);
+  if (disposition === null) return undefined;
+  const at = Math.max(0, disposition.index - 1);
+  const end = head.indexOf('\r\n\r\n', at);
+  const start = head.lastIndexOf('\n--', at);
+  const block = head.slice(start === -1 ? 0 : start, end === -1 ? head.length : end);
+  const type = /\ncontent-type:([^\r\n]*)/i.exec(block);
+  return type === null ? undefined : parseMediaType(type[1])?.charsets[0];
+}
+
+/**
+ * The dialect of a multipart file part: the request's, with the charset the part declares, if any. A part
+ * charset that is not supported is a 415; one that contradicts a non-UTF-8 ?charset= a 400.
+ */
+export function partDialect(dialect: CsvDialect | undefined, head: string): CsvDialect {
+  const base = dialect ?? DEFAULT_DIALECT;
+  const declared = partCharset(head);
+  if (declared === undefined) return base;
+  const charset = charsetOf(declared);
+  if (charset === base.charset) return base;
+  if (base.charset !== DEFAULT_DIALECT.charset) {
+    throw appError('UPLOAD_PARAMETER', {
+      name: 'charset',
+      allowed: 'one charset (the file part and ?charset= disagree)',
+    });
+  }
+  return { ...base, charset };
 }

@@ -24,8 +24,8 @@ import { closeAfterAnswer, drainBody } from './drain-body.ts';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import busboy, { type Busboy } from 'busboy';
-import { createGunzip } from 'node:zlib';
-import { uploadDialect, uploadEncoding } from './upload-options.ts';
+import { bodyBytes } from './upload-body.ts';
+import { PART_HEAD_CHARS, partDialect, uploadDialect, uploadEncoding } from './upload-options.ts';
 import type { CsvDialect } from '../bulk/csv-dialect.ts';
 import type { Request, Response } from 'express';
 import { AppError, appError } from '../errors.ts';
@@ -119,6 +119,8 @@ export class UploadAbortedError extends Error {
 export interface Upload {
   path: string;
   scan: PrescanResult;
+  /** The dialect the file was checked in (the request's, or with the charset its multipart part declared). */
+  dialect: CsvDialect | undefined;
   remove(): Promise<void>;
 }
 
@@ -135,14 +137,30 @@ function malformed(detail: string): AppError {
 
 /** Writes checked bytes to the spool; once the prescan has a problem, nothing more is written. */
 class SpoolSink {
-  readonly scan: Prescan;
+  scan: Prescan;
+  /** The file's dialect; a multipart file part may declare its own charset before its first byte. */
+  dialect: CsvDialect | undefined;
   private readonly file: SpoolFile;
   private readonly digest: UploadObserver | undefined;
+  private readonly newScan: (dialect: CsvDialect | undefined) => Prescan;
 
-  constructor(file: SpoolFile, scan: Prescan, digest?: UploadObserver) {
+  constructor(
+    file: SpoolFile,
+    newScan: (dialect: CsvDialect | undefined) => Prescan,
+    dialect: CsvDialect | undefined,
+    digest?: UploadObserver,
+  ) {
     this.file = file;
-    this.scan = scan;
+    this.newScan = newScan;
+    this.dialect = dialect;
+    this.scan = newScan(dialect);
     this.digest = digest;
+  }
+
+  /** Reads the file in another charset (called before its first byte, when its multipart part declares one). */
+  redeclare(dialect: CsvDialect): void {
+    this.dialect = dialect;
+    this.scan = this.newScan(dialect);
   }
 
   async write(chunk: Buffer): Promise<void> {
@@ -158,69 +176,8 @@ export interface UploadObserver {
   update(chunk: Buffer): void;
 }
 
-/** The request's body bytes (counted as they are read), as they arrive. */
-async function* plainBody(req: IncomingMessage): AsyncGenerator<Buffer> {
-  for await (const chunk of req.iterator({ destroyOnReturn: false })) {
-    const buf = chunk as Buffer;
-    count(req, buf.length);
-    yield buf;
-  }
-}
-
-/**
- * The decompressed bytes of a gzip body, as they come out of zlib (which is fed only as fast as they are taken).
- * A body that is not gzip is an AppError 400. Stopping early stops feeding zlib; the rest of the body is left
- * for rejectUpload to drain.
- */
-async function* gunzipBody(req: IncomingMessage): AsyncGenerator<Buffer> {
-  const gunzip = createGunzip();
-  let stop = false;
-  const feed = (async () => {
-    try {
-      for await (const chunk of req.iterator({ destroyOnReturn: false })) {
-        const buf = chunk as Buffer;
-        count(req, buf.length);
-        if (stop || gunzip.destroyed) break;
-        if (!gunzip.write(buf)) {
-          await new Promise<void>((resolve) => {
-            const done = () => {
-              gunzip.off('drain', done);
-              gunzip.off('close', done);
-              resolve();
-            };
-            gunzip.on('drain', done);
-            gunzip.on('close', done);
-          });
-        }
-        if (stop || gunzip.destroyed) break;
-      }
-      if (!stop && !gunzip.destroyed) gunzip.end();
-    } catch (err) {
-      gunzip.destroy(err instanceof Error ? err : new Error(String(err)));
-    }
-  })();
-  try {
-    for await (const out of gunzip) yield out as Buffer;
-  } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    if (typeof code === 'string' && code.startsWith('Z_')) {
-      throw appError('UPLOAD_GZIP_INVALID', { detail: (err as Error).message });
-    }
-    throw err;
-  } finally {
-    stop = true;
-    gunzip.destroy();
-    await feed;
-  }
-}
-
-/** The body as the spool and the checks see it: decompressed when it is gzip. */
-function bodyBytes(req: IncomingMessage, gzip: boolean): AsyncGenerator<Buffer> {
-  return gzip ? gunzipBody(req) : plainBody(req);
-}
-
 async function receiveRaw(req: IncomingMessage, sink: SpoolSink, gzip: boolean): Promise<void> {
-  for await (const buf of bodyBytes(req, gzip)) {
+  for await (const buf of bodyBytes(req, gzip, (n) => count(req, n))) {
     await sink.write(buf);
     if (sink.scan.failed !== undefined) return; // rejectUpload reads (and drops) the rest
   }
@@ -247,12 +204,20 @@ async function receiveMultipart(
   };
   let files = 0;
   let fileDone: Promise<void> = Promise.resolve();
+  // The start of the body, where the file part's own Content-Type (and charset) is read (busboy omits it).
+  let head = '';
   bb.on('file', (name, stream: Readable) => {
     files++;
     if (name !== 'file' || files > 1 || problem !== undefined) {
       fail(appError('MULTIPART_ONE_FILE'));
       stream.resume();
       return;
+    }
+    try {
+      const dialect = partDialect(sink.dialect, head);
+      if (dialect.charset !== (sink.dialect?.charset ?? 'utf-8')) sink.redeclare(dialect);
+    } catch (err) {
+      fail(err instanceof AppError ? err : malformed('unreadable part Content-Type'));
     }
     fileDone = (async () => {
       try {
@@ -280,8 +245,9 @@ async function receiveMultipart(
   });
   const max = limits.maxBytes + MULTIPART_OVERHEAD_BYTES;
   let total = 0;
-  for await (const buf of bodyBytes(req, gzip)) {
+  for await (const buf of bodyBytes(req, gzip, (n) => count(req, n))) {
     total += buf.length;
+    if (head.length < PART_HEAD_CHARS) head += buf.toString('latin1', 0, PART_HEAD_CHARS - head.length);
     if (total > max) fail(tooLarge(limits.maxBytes));
     if (problem !== undefined || sink.scan.failed !== undefined) break;
     if (!bb.write(buf)) {
@@ -324,14 +290,15 @@ export async function receiveUpload(
   await ensureSpoolDir(limits.spoolDir);
   const file = await createSpoolFile(limits.spoolDir);
   const remove = () => removeSpoolFile(file.path);
-  const scan = new Prescan({
-    maxBytes: limits.maxBytes,
-    maxRows: limits.maxRows,
-    maxRowChars: limits.maxRowChars,
-    maxCellChars: limits.maxCellChars,
-    dialect: body.dialect,
-  });
-  const sink = new SpoolSink(file, scan, observer);
+  const newScan = (dialect: CsvDialect | undefined) =>
+    new Prescan({
+      maxBytes: limits.maxBytes,
+      maxRows: limits.maxRows,
+      maxRowChars: limits.maxRowChars,
+      maxCellChars: limits.maxCellChars,
+      dialect,
+    });
+  const sink = new SpoolSink(file, newScan, body.dialect, observer);
   try {
     if (kind === 'csv') await receiveRaw(req, sink, body.gzip === true);
     else await receiveMultipart(req, sink, limits, body.gzip === true);
@@ -343,12 +310,12 @@ export async function receiveUpload(
     if (req.destroyed || (err as { code?: unknown }).code === 'ECONNRESET') throw new UploadAbortedError(err);
     throw err;
   }
-  const result = scan.end();
+  const result = sink.scan.end();
   if (result.problem !== undefined) {
     await remove();
     throw result.problem;
   }
-  return { path: file.path, scan: result, remove };
+  return { path: file.path, scan: result, remove, dialect: sink.dialect };
 }
 
 /**

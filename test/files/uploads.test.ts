@@ -181,6 +181,32 @@ describe('charsets', () => {
     expectExamplesOutput(text);
   });
 
+  it('a multipart file part declares its charset in its own Content-Type', async () => {
+    const boundary = 'partcharset7';
+    const body = (partType: string) =>
+      Buffer.concat([
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\nname="file" is not here\r\n` +
+            `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="s.csv"\r\n` +
+            `Content-Type: ${partType}\r\n\r\n`,
+        ),
+        encode(plain, 'windows-1252'),
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+    const headers = { 'content-type': `multipart/form-data; boundary=${boundary}` };
+    const ok = await bulk('', body('text/csv; charset=windows-1252'), headers);
+    expect(ok.status, ok.text).toBe(200);
+    expectExamplesOutput(ok.text);
+    const unknown = await bulk('', body('text/csv; charset=klingon'), headers);
+    expect(unknown.status).toBe(415);
+    const conflict = await bulk('?charset=utf-16', body('text/csv; charset=windows-1252'), headers);
+    expect(conflict.status).toBe(400);
+    expect(envelope(conflict).message).toContain('the file part and ?charset= disagree');
+    const undeclared = await bulk('', body('text/csv'), headers);
+    expect(undeclared.status).toBe(400);
+    expect(envelope(undeclared).message).toMatch(/^The CSV file is not valid UTF-8: line 2/);
+  });
+
   it('a byte that is not Windows-1252 is a 400 naming the line and the charset parameter', async () => {
     const lines = plain.split('\r\n');
     const bytes = Buffer.concat([

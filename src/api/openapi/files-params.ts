@@ -13,9 +13,9 @@ export const UPLOAD_QUERY = z.object({
     .optional()
     .meta({
       description:
-        `The file's charset when the Content-Type cannot carry it (a multipart part): ${CSV_CHARSETS.join(', ')} ` +
-        '(aliases such as cp1252, latin1 accepted). Default: the Content-Type charset, else UTF-8. An unknown ' +
-        'charset is 415.',
+        `The file's charset, instead of the Content-Type's (or the multipart file part's): ` +
+        `${CSV_CHARSETS.join(', ')} (aliases such as cp1252, latin1 accepted). Default: the charset of the ` +
+        'Content-Type, else UTF-8. An unknown charset is 415.',
     }),
   delimiter: z
     .enum(Object.keys(CSV_DELIMITERS) as [keyof typeof CSV_DELIMITERS])
