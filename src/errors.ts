@@ -129,7 +129,8 @@ export const ERRORS = {
   UPLOAD_MEDIA_TYPE: {
     code: 'unsupported_media_type',
     status: 415,
-    message: 'Send the file as text/csv (UTF-8) or as multipart/form-data with the file in the field "file".',
+    message:
+      'Send the file as text/csv (UTF-8 unless a charset is given) or as multipart/form-data with the file in the field "file"; the only Content-Encoding accepted is gzip.',
   },
   UPLOAD_NOT_ACCEPTABLE: {
     code: 'unsupported_media_type',

@@ -7,13 +7,16 @@
  * decided once the whole body is in; then the file is computed from the spool and streamed out. Clients that send
  * their whole body before reading (Python requests/urllib, Java, .NET, PowerShell) therefore never deadlock.
  *
- *   415 unsupported_media_type  body not text/csv (UTF-8) or multipart/form-data, or content-encoded
+ *   415 unsupported_media_type  body not text/csv / application/octet-stream (in a supported charset) or
+ *                               multipart/form-data, or a Content-Encoding other than gzip
  *   406 unsupported_media_type  Accept allows neither text/csv (default; also no Accept or *\/*) nor
  *                               application/x-ndjson
  *   413 validation_error        more than BULK_MAX_BYTES bytes or BULK_MAX_ROWS data rows (the first line over
  *                               the row limit is named)
- *   400 validation_error        bytes that are not UTF-8 (line named), empty file, malformed or invalid header,
- *                               malformed multipart, no `file` part, a second file part
+ *   400 validation_error        bytes that are not valid in the declared charset (UTF-8 by default; line named),
+ *                               empty file, malformed or invalid header (with a delimiter hint), malformed
+ *                               multipart, no `file` part, a second file part, a body that is not gzip, a bad
+ *                               ?delimiter / ?extra_columns / ?bom
  *   503 service_busy            BULK_MAX_CONCURRENT files are being computed already; Retry-After
  *   200                         every data row has one output row; single-student problems (including rows of a
  *                               student that are not contiguous: all of that student's rows) are error rows. A

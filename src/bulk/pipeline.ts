@@ -1,7 +1,8 @@
 /**
  * The bulk pipeline, shared by POST /v1/calculate/bulk, the CLI and the async job API:
  *
- *   input bytes → UTF-8 → CsvRecordReader → header check → StudentGrouper → ChunkBuilder (N students)
+ *   input bytes → text (the declared charset, bulk-reader.ts) → CsvRecordReader (its delimiter) → header check
+ *     → record shape (unnamed columns) → StudentGrouper → ChunkBuilder (N students)
  *     → runner.run (inline | piscina pool | queue; at most BULK_MAX_INFLIGHT_CHUNKS in flight)
  *     → ReorderBuffer (chunk index) → output.write (awaiting 'drain')
  *

@@ -3,8 +3,9 @@
  * arrive, `end()` once, and read the result. It finds, in one pass and without keeping the file:
  *
  *  - file-level problems, the first one only, with the line (and, when known, the student) it is on:
- *      400 bytes that are not UTF-8 (strict decoding: never a U+FFFD guess that merges two students), an empty
- *          file, a malformed or invalid header row;
+ *      400 bytes that are not UTF-8 (strict decoding: never a U+FFFD guess that merges two students) or not
+ *          valid in the declared charset (src/bulk/text-decoding.ts), an empty file, a malformed or invalid
+ *          header row;
  *      413 more bytes than `maxBytes` or more data rows than `maxRows`;
  *  - the students whose rows are not contiguous (an id that comes back after other students, e.g. a file sorted
  *    by term), each with the line where it first appeared. These are single-student problems: the pipeline makes
