@@ -190,6 +190,12 @@ export const ERRORS = {
     message:
       'The CSV file is not valid UTF-8: line {line}{student} has a byte ({byte}) that is not UTF-8. Save or export the file as "CSV UTF-8" (for example from Excel: Save As, CSV UTF-8) and send it again, or declare the charset it is in: Content-Type: text/csv; charset=windows-1252 (or ?charset=windows-1252; command line: --encoding windows-1252; also iso-8859-1, utf-16).',
   },
+  CSV_LOOKS_UTF16: {
+    code: 'validation_error',
+    status: 400,
+    message:
+      'The CSV file is not UTF-8: it starts with a UTF-16 byte order mark (Excel "Unicode text"). Declare it: Content-Type: text/csv; charset=utf-16 (or ?charset=utf-16; command line: --encoding utf-16); such files are usually tab-delimited: add ?delimiter=tab (--delimiter tab).',
+  },
   CSV_NOT_IN_CHARSET: {
     code: 'validation_error',
     status: 400,

@@ -109,6 +109,8 @@ export class Prescan {
   private problem: AppError | undefined;
   private rows = 0;
   private bytes = 0;
+  /** The file's first byte (a UTF-16 byte order mark starts with 0xff or 0xfe, which UTF-8 never has). */
+  private firstByte: number | undefined;
   private students = 0;
   /** Line feeds in the bytes before the current chunk (for the line of an encoding error). */
   private lineFeeds = 0;
@@ -143,6 +145,7 @@ export class Prescan {
   push(chunk: Uint8Array): void {
     if (this.ended) throw new Error('Prescan: push() after end()');
     this.bytes += chunk.length;
+    this.firstByte ??= chunk[0];
     const { maxBytes } = this.limits;
     if (this.problem === undefined && maxBytes !== undefined && this.bytes > maxBytes) {
       this.problem = appError('CSV_TOO_LARGE', { limit: maxBytes });
@@ -266,6 +269,10 @@ export class Prescan {
     const nl = lineEnd.indexOf(10);
     const line = concat(lineBytes, nl === -1 ? lineEnd : lineEnd.subarray(0, nl));
     const bad = combined[at];
+    if (this.lineFeeds === 0 && (this.firstByte === 0xff || this.firstByte === 0xfe)) {
+      this.problem = appError('CSV_LOOKS_UTF16');
+      return;
+    }
     this.problem = appError('CSV_NOT_UTF8', {
       line: this.lineFeeds + 1,
       student: this.studentOf(line),

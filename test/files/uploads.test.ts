@@ -222,6 +222,17 @@ describe('charsets', () => {
     expect(message).toContain('supported: utf-8, windows-1252, iso-8859-1, utf-16');
   });
 
+  it('a UTF-16 file sent as UTF-8 gets a 400 saying to declare utf-16 (and tab)', async () => {
+    const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), encode(examplesFile({ delimiter: '\t' }), 'utf-16le')]);
+    const res = await bulk('', bytes, { 'content-type': 'text/csv' });
+    expect(res.status).toBe(400);
+    expect(envelope(res).message).toContain('it starts with a UTF-16 byte order mark');
+    expect(envelope(res).message).toContain('charset=utf-16');
+    const ok = await bulk('?charset=utf-16&delimiter=tab', bytes, { 'content-type': 'text/csv' });
+    expect(ok.status, ok.text).toBe(200);
+    expectExamplesOutput(ok.text);
+  });
+
   it('UTF-16 with an odd number of bytes is a 400 naming the last line', async () => {
     const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), encode(plain, 'utf-16le'), Buffer.from([0x41])]);
     const res = await bulk('', bytes, { 'content-type': 'text/csv; charset=utf-16' });
