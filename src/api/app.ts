@@ -24,6 +24,7 @@ import { createHttpLogger } from './http-log.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 import { httpMetricsMiddleware } from '../metrics.ts';
 import { RULE_SET_ID } from '../domain/rule-set.ts';
+import { corsMiddleware } from './cors.ts';
 
 /** The response header naming the rule set of a calculation (rules.md §8a). */
 export const RULE_SET_HEADER = 'X-Rule-Set';
@@ -61,6 +62,8 @@ export function createApp(ctx: AppContext, extra: AppExtras = {}): Express {
 
   app.use(createHttpLogger(ctx.logger));
   app.use(httpMetricsMiddleware());
+  const cors = corsMiddleware(ctx.config.CORS_ORIGINS ?? []);
+  if (cors !== undefined) app.use(cors);
   app.use((req, res, next) => {
     if (CALCULATION_PATHS.test(req.path)) res.setHeader(RULE_SET_HEADER, RULE_SET_ID);
     next();
