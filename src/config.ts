@@ -126,6 +126,29 @@ const EnvSchema = z.object({
     .regex(/^[1-9]\d{0,8}\/(?:sec|min|hour|day)$/, 'must be N/sec, N/min, N/hour or N/day (e.g. 600/min)')
     .optional()
     .or(z.literal('').transform(() => undefined)),
+  /**
+   * Browser origins allowed to call the API (CORS, src/api/cors.ts): a comma list of origins such as
+   * `https://sis.example.edu`, or `*`; unset or empty, no CORS headers are sent.
+   */
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((o) => o.trim())
+        .filter((o) => o !== ''),
+    )
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(
+            /^(\*|https?:\/\/[^\s/?#,]+)$/,
+            'must be a comma list of origins (scheme://host[:port], no path) or *',
+          ),
+      ),
+    ),
 });
 
 /**

@@ -131,7 +131,8 @@ export const ERRORS = {
   UPLOAD_MEDIA_TYPE: {
     code: 'unsupported_media_type',
     status: 415,
-    message: 'Send the file as text/csv (UTF-8) or as multipart/form-data with the file in the field "file".',
+    message:
+      'Send the file as text/csv (UTF-8 unless a charset is given) or as multipart/form-data with the file in the field "file"; the only Content-Encoding accepted is gzip.',
   },
   UPLOAD_NOT_ACCEPTABLE: {
     code: 'unsupported_media_type',
@@ -195,7 +196,34 @@ export const ERRORS = {
     code: 'validation_error',
     status: 400,
     message:
-      'The CSV file is not valid UTF-8: line {line}{student} has a byte ({byte}) that is not UTF-8. Save or export the file as "CSV UTF-8" (for example from Excel: Save As, CSV UTF-8) and send it again.',
+      'The CSV file is not valid UTF-8: line {line}{student} has a byte ({byte}) that is not UTF-8. Save or export the file as "CSV UTF-8" (for example from Excel: Save As, CSV UTF-8) and send it again, or declare the charset it is in: Content-Type: text/csv; charset=windows-1252 (or ?charset=windows-1252; command line: --encoding windows-1252; also iso-8859-1, utf-16).',
+  },
+  CSV_LOOKS_UTF16: {
+    code: 'validation_error',
+    status: 400,
+    message:
+      'The CSV file is not UTF-8: it starts with a UTF-16 byte order mark (Excel "Unicode text"). Declare it: Content-Type: text/csv; charset=utf-16 (or ?charset=utf-16; command line: --encoding utf-16); such files are usually tab-delimited: add ?delimiter=tab (--delimiter tab).',
+  },
+  CSV_NOT_IN_CHARSET: {
+    code: 'validation_error',
+    status: 400,
+    message:
+      'The CSV file is not valid {charset}: line {line}{student} has bytes that are not {charset}. Declare the charset the file is in with the charset parameter (Content-Type: text/csv; charset=…, or ?charset=…; command line: --encoding); supported: {supported}.',
+  },
+  UPLOAD_CHARSET: {
+    code: 'unsupported_media_type',
+    status: 415,
+    message: 'The charset {charset} is not supported for CSV files; supported: {supported}.',
+  },
+  UPLOAD_GZIP_INVALID: {
+    code: 'validation_error',
+    status: 400,
+    message: 'The body is sent with Content-Encoding: gzip but is not valid gzip ({detail}).',
+  },
+  UPLOAD_PARAMETER: {
+    code: 'validation_error',
+    status: 400,
+    message: 'The parameter {name} must be one of: {allowed}.',
   },
   /** The NDJSON envelope of one student whose rows have errors. */
   STUDENT_INVALID: { code: 'validation_error', status: 422, message: 'The student has {errors}.' },

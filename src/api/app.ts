@@ -26,6 +26,7 @@ import { methodNotAllowed } from './method-not-allowed.ts';
 import { httpMetricsMiddleware } from '../metrics.ts';
 import { RULE_SET_ID } from '../domain/rule-set.ts';
 import { webRouter } from './web-route.ts';
+import { corsMiddleware } from './cors.ts';
 
 /** The response header naming the rule set of a calculation (rules.md §8a). */
 export const RULE_SET_HEADER = 'X-Rule-Set';
@@ -63,6 +64,8 @@ export function createApp(ctx: AppContext, extra: AppExtras = {}): Express {
 
   app.use(createHttpLogger(ctx.logger));
   app.use(httpMetricsMiddleware());
+  const cors = corsMiddleware(ctx.config.CORS_ORIGINS ?? []);
+  if (cors !== undefined) app.use(cors);
   app.use((req, res, next) => {
     if (CALCULATION_PATHS.test(req.path)) res.setHeader(RULE_SET_HEADER, RULE_SET_ID);
     next();

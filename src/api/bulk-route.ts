@@ -7,13 +7,16 @@
  * decided once the whole body is in; then the file is computed from the spool and streamed out. Clients that send
  * their whole body before reading (Python requests/urllib, Java, .NET, PowerShell) therefore never deadlock.
  *
- *   415 unsupported_media_type  body not text/csv (UTF-8) or multipart/form-data, or content-encoded
+ *   415 unsupported_media_type  body not text/csv / application/octet-stream (in a supported charset) or
+ *                               multipart/form-data, or a Content-Encoding other than gzip
  *   406 unsupported_media_type  Accept allows neither text/csv (default; also no Accept or *\/*) nor
  *                               application/x-ndjson
  *   413 validation_error        more than BULK_MAX_BYTES bytes or BULK_MAX_ROWS data rows (the first line over
  *                               the row limit is named)
- *   400 validation_error        bytes that are not UTF-8 (line named), empty file, malformed or invalid header,
- *                               malformed multipart, no `file` part, a second file part
+ *   400 validation_error        bytes that are not valid in the declared charset (UTF-8 by default; line named),
+ *                               empty file, malformed or invalid header (with a delimiter hint), malformed
+ *                               multipart, no `file` part, a second file part, a body that is not gzip, a bad
+ *                               ?delimiter / ?extra_columns / ?bom
  *   503 service_busy            BULK_MAX_CONCURRENT files are being computed already; Retry-After
  *   200                         every data row has one output row; single-student problems (including rows of a
  *                               student that are not contiguous: all of that student's rows) are error rows. A
@@ -32,6 +35,9 @@ import { runBulk, type BulkFormat } from '../bulk/pipeline.ts';
 import { BUSY_RETRY_AFTER_SECONDS, BulkAdmission } from './bulk-admission.ts';
 import { negotiateUpload, receiveUpload, rejectUpload, type Upload, type UploadLimits } from './upload.ts';
 import { chargeStudents } from './rate-limit.ts';
+import { acceptsGzip, gzipInto, setEncodingHeaders } from './response-encoding.ts';
+import type { Gzip } from 'node:zlib';
+import { serveBulkTemplate, TEMPLATE_PATH } from './bulk-template.ts';
 
 export { bodyKind, negotiateFormat, MULTIPART_OVERHEAD_BYTES } from './upload.ts';
 
@@ -68,14 +74,15 @@ export function bulkRouter(ctx: AppContext): Router {
     const log = loggerOf(req, ctx.logger);
     let upload: Upload | undefined;
     let leave: (() => void) | undefined;
+    let gzip: Gzip | undefined;
     // The client going away aborts the pipeline: no more reading, in-flight chunks are dropped when they finish.
     const abort = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) abort.abort(new Error('the client closed the connection'));
     });
     try {
-      const { kind, format } = negotiateUpload(req, limits);
-      upload = await receiveUpload(req, kind, limits);
+      const { kind, format, dialect, gzip: gzipped } = negotiateUpload(req, limits);
+      upload = await receiveUpload(req, kind, limits, undefined, { dialect, gzip: gzipped });
       await chargeStudents(res, upload.scan.students);
       try {
         leave = admission.enter();
@@ -84,21 +91,25 @@ export function bulkRouter(ctx: AppContext): Router {
         throw err;
       }
       const started = performance.now();
+      const compress = acceptsGzip(req);
+      if (compress) gzip = gzipInto(res);
       const summary = await runBulk({
         input: createReadStream(upload.path, { highWaterMark: 256 * 1024 }),
-        output: res,
+        output: gzip ?? res,
         format,
+        dialect: upload.dialect ?? dialect,
         runner: ctx.runners,
         config,
         nonContiguous: upload.scan.nonContiguous,
         signal: abort.signal,
-        recycleOutput: true, // the response is done with a chunk once its write callback fires
+        recycleOutput: gzip === undefined, // the response is done with a chunk once its write callback fires
         onStart: (runner) => {
           res.status(200);
           res.setHeader('Content-Type', CONTENT_TYPES[format]);
           res.setHeader('Cache-Control', 'no-store');
           res.setHeader('X-Content-Type-Options', 'nosniff');
           res.setHeader('X-Bulk-Runner', runner.kind);
+          setEncodingHeaders(res, compress);
         },
         onChunkError: (err, index) =>
           log.error({ err, chunk: index }, 'bulk: a chunk could not be run; its students became error rows'),
@@ -120,6 +131,8 @@ export function bulkRouter(ctx: AppContext): Router {
         'bulk: file processed',
       );
     } catch (err) {
+      gzip?.unpipe(res);
+      gzip?.destroy();
       if (abort.signal.aborted) {
         log.info({ err: (err as Error)?.message }, 'bulk: stopped, the client went away');
         res.destroy();
@@ -133,5 +146,7 @@ export function bulkRouter(ctx: AppContext): Router {
     }
   });
   router.all(BULK_PATH, methodNotAllowed('POST'));
+  router.get(TEMPLATE_PATH, serveBulkTemplate());
+  router.all(TEMPLATE_PATH, methodNotAllowed('GET'));
   return router;
 }

@@ -29,6 +29,8 @@ import type { AsyncJobs } from '../jobs/async-jobs.ts';
 import type { JobRecord, ResultFormat } from '../jobs/job-store.ts';
 import { ExtendedErrorSchema } from '../schema/response.ts';
 import { UploadDigest } from '../jobs/upload-digest.ts';
+import { dialectKey, isDefaultDialect } from '../bulk/csv-dialect.ts';
+import { resultBytes } from './response-encoding.ts';
 import {
   negotiateUpload,
   receiveUpload,
@@ -119,16 +121,18 @@ export function jobsRouter(
   router.post(JOBS_PATH, async (req: Request, res: Response) => {
     let upload: Upload | undefined;
     try {
-      const { kind, format } = negotiateUpload(req, limits);
+      const { kind, format, dialect, gzip } = negotiateUpload(req, limits);
       const key = idempotencyKey(req);
-      // One pass over the body: spool, prescan, and the job's hash and counts.
-      const digest = new UploadDigest(format);
-      upload = await receiveUpload(req, kind, limits, digest);
+      // One pass over the body: spool, prescan, and the job's hash and counts (another dialect: another job).
+      const digest = new UploadDigest(isDefaultDialect(dialect) ? format : `${format}\n${dialectKey(dialect)}`);
+      upload = await receiveUpload(req, kind, limits, digest, { dialect, gzip });
       await chargeStudents(res, upload.scan.students);
       // The job owns its file from here on: move it out of the upload names the spool sweep removes.
       const jobPath = join(limits.spoolDir, `job-${randomUUID()}.csv`);
       await rename(upload.path, jobPath);
-      const spooled = { path: jobPath, ...digest.finish(), nonContiguous: upload.scan.nonContiguous };
+      const read = upload.dialect ?? dialect; // a multipart part may declare its charset
+      const dialectFacts = isDefaultDialect(read) ? {} : { students: upload.scan.students, dialect: read };
+      const spooled = { path: jobPath, ...digest.finish(), ...dialectFacts, nonContiguous: upload.scan.nonContiguous };
       upload = undefined;
       const { record, created } = await jobs.submit(spooled, format, key, callerOf(res).id);
       res.status(202);
@@ -180,7 +184,7 @@ export function jobsRouter(
         `attachment; filename="job-${job.id}.${job.format === 'csv' ? 'csv' : 'ndjson'}"`,
       );
       res.setHeader('Cache-Control', 'no-store');
-      for await (const segment of jobs.store.readResult(job.id)) {
+      for await (const segment of resultBytes(req, res, jobs.store, job.id)) {
         if (!res.write(segment)) await new Promise<void>((resolve) => res.once('drain', () => resolve()));
         if (res.destroyed) return;
       }

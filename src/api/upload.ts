@@ -1,8 +1,10 @@
 /**
  * The upload door shared by POST /v1/calculate/bulk and POST /v1/jobs, so both give the same 400/406/413/415:
  *
- *   negotiateUpload   Content-Type (text/csv UTF-8, or multipart/form-data), Content-Encoding (identity only),
- *                     Accept (text/csv or application/x-ndjson), a declared Content-Length over the limit.
+ *   negotiateUpload   Content-Type (text/csv or application/octet-stream in a supported charset, or
+ *                     multipart/form-data), Content-Encoding (identity or gzip), Accept (text/csv or
+ *                     application/x-ndjson), a declared Content-Length over the limit, and the file's dialect
+ *                     (src/api/upload-options.ts: charset, delimiter, extra columns, output BOM).
  *   receiveUpload     streams the body (raw, or the one `file` part of a multipart body) into a private spool file
  *                     (src/jobs/spool.ts) while a Prescan (src/bulk/prescan.ts) checks it in the same pass; it
  *                     resolves only once the whole body is in, so the status is decided after the upload.
@@ -13,12 +15,18 @@
  * Multipart: exactly one file part, in the field `file` (a second file part, or a file under another name, is a
  * 400); small text fields are ignored. A body that is not valid multipart (no or bad boundary, truncated, bad part
  * headers, no file part) is a 400, never a 5xx.
+ *
+ * gzip: the body is decompressed as it arrives (backpressure kept), and what the limits and the spool see are the
+ * decompressed bytes: a small body that expands past BULK_MAX_BYTES is refused (413) as soon as it does.
  */
 import { parseMediaType } from './media-type.ts';
 import { closeAfterAnswer, drainBody } from './drain-body.ts';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import busboy, { type Busboy } from 'busboy';
+import { bodyBytes } from './upload-body.ts';
+import { PART_HEAD_CHARS, partDialect, uploadDialect, uploadEncoding } from './upload-options.ts';
+import type { CsvDialect } from '../bulk/csv-dialect.ts';
 import type { Request, Response } from 'express';
 import { AppError, appError } from '../errors.ts';
 import type { BulkFormat } from '../bulk/chunk-payload.ts';
@@ -29,17 +37,17 @@ import { sendError } from './error-envelope.ts';
 /** Allowance for multipart framing (boundaries, part headers, small fields) over BULK_MAX_BYTES. */
 export const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
 
-const UTF8_CHARSET = /^(utf-?8|us-ascii)$/i;
-
 export type BodyKind = 'csv' | 'multipart';
 
-/** text/csv (charset, when given, UTF-8 or US-ASCII) or multipart/form-data; null for anything else. */
+/**
+ * text/csv or application/octet-stream (read as CSV; a charset, when given, is checked by negotiateUpload), or
+ * multipart/form-data; null for anything else.
+ */
 export function bodyKind(header: string | undefined): BodyKind | null {
   const media = parseMediaType(header);
   if (media === null) return null;
   if (media.type === 'multipart/form-data') return 'multipart';
-  if (media.type !== 'text/csv') return null;
-  return media.charsets.every((c) => UTF8_CHARSET.test(c)) ? 'csv' : null;
+  return media.type === 'text/csv' || media.type === 'application/octet-stream' ? 'csv' : null;
 }
 
 /** The output format the Accept header allows (CSV preferred on a tie); null → 406. */
@@ -67,6 +75,10 @@ export interface UploadLimits {
 export interface UploadRequest {
   kind: BodyKind;
   format: BulkFormat;
+  /** The file's charset, delimiter, extra columns and output BOM. */
+  dialect: CsvDialect;
+  /** The body is gzip-compressed (Content-Encoding: gzip). */
+  gzip: boolean;
 }
 
 function tooLarge(limit: number): AppError {
@@ -76,10 +88,14 @@ function tooLarge(limit: number): AppError {
 /** Checks the request's headers; throws the AppError (415, 406, 413) to pass to rejectUpload. */
 export function negotiateUpload(req: Request, limits: Pick<UploadLimits, 'maxBytes'>): UploadRequest {
   const kind = bodyKind(req.headers['content-type']);
-  const encoding = req.headers['content-encoding'];
-  if (kind === null || (encoding !== undefined && encoding.toLowerCase() !== 'identity')) {
+  const encoding = uploadEncoding(req.headers['content-encoding']);
+  if (kind === null || encoding === undefined) {
     throw appError('UPLOAD_MEDIA_TYPE');
   }
+  const dialect = uploadDialect(
+    req,
+    kind === 'csv' ? (parseMediaType(req.headers['content-type'])?.charsets ?? []) : [],
+  );
   const format = negotiateFormat(req);
   if (format === null) {
     throw appError('UPLOAD_NOT_ACCEPTABLE');
@@ -88,7 +104,7 @@ export function negotiateUpload(req: Request, limits: Pick<UploadLimits, 'maxByt
   if (declared > limits.maxBytes + (kind === 'multipart' ? MULTIPART_OVERHEAD_BYTES : 0)) {
     throw tooLarge(limits.maxBytes);
   }
-  return { kind, format };
+  return { kind, format, dialect, gzip: encoding === 'gzip' };
 }
 
 /** The client went away during the upload: nothing can be answered. */
@@ -103,6 +119,8 @@ export class UploadAbortedError extends Error {
 export interface Upload {
   path: string;
   scan: PrescanResult;
+  /** The dialect the file was checked in (the request's, or with the charset its multipart part declared). */
+  dialect: CsvDialect | undefined;
   remove(): Promise<void>;
 }
 
@@ -119,14 +137,30 @@ function malformed(detail: string): AppError {
 
 /** Writes checked bytes to the spool; once the prescan has a problem, nothing more is written. */
 class SpoolSink {
-  readonly scan: Prescan;
+  scan: Prescan;
+  /** The file's dialect; a multipart file part may declare its own charset before its first byte. */
+  dialect: CsvDialect | undefined;
   private readonly file: SpoolFile;
   private readonly digest: UploadObserver | undefined;
+  private readonly newScan: (dialect: CsvDialect | undefined) => Prescan;
 
-  constructor(file: SpoolFile, scan: Prescan, digest?: UploadObserver) {
+  constructor(
+    file: SpoolFile,
+    newScan: (dialect: CsvDialect | undefined) => Prescan,
+    dialect: CsvDialect | undefined,
+    digest?: UploadObserver,
+  ) {
     this.file = file;
-    this.scan = scan;
+    this.newScan = newScan;
+    this.dialect = dialect;
+    this.scan = newScan(dialect);
     this.digest = digest;
+  }
+
+  /** Reads the file in another charset (called before its first byte, when its multipart part declares one). */
+  redeclare(dialect: CsvDialect): void {
+    this.dialect = dialect;
+    this.scan = this.newScan(dialect);
   }
 
   async write(chunk: Buffer): Promise<void> {
@@ -142,16 +176,19 @@ export interface UploadObserver {
   update(chunk: Buffer): void;
 }
 
-async function receiveRaw(req: IncomingMessage, sink: SpoolSink): Promise<void> {
-  for await (const chunk of req.iterator({ destroyOnReturn: false })) {
-    const buf = chunk as Buffer;
-    count(req, buf.length);
+async function receiveRaw(req: IncomingMessage, sink: SpoolSink, gzip: boolean): Promise<void> {
+  for await (const buf of bodyBytes(req, gzip, (n) => count(req, n))) {
     await sink.write(buf);
     if (sink.scan.failed !== undefined) return; // rejectUpload reads (and drops) the rest
   }
 }
 
-async function receiveMultipart(req: IncomingMessage, sink: SpoolSink, limits: UploadLimits): Promise<void> {
+async function receiveMultipart(
+  req: IncomingMessage,
+  sink: SpoolSink,
+  limits: UploadLimits,
+  gzip: boolean,
+): Promise<void> {
   let bb: Busboy;
   try {
     bb = busboy({
@@ -167,12 +204,20 @@ async function receiveMultipart(req: IncomingMessage, sink: SpoolSink, limits: U
   };
   let files = 0;
   let fileDone: Promise<void> = Promise.resolve();
+  // The start of the body, where the file part's own Content-Type (and charset) is read (busboy omits it).
+  let head = '';
   bb.on('file', (name, stream: Readable) => {
     files++;
     if (name !== 'file' || files > 1 || problem !== undefined) {
       fail(appError('MULTIPART_ONE_FILE'));
       stream.resume();
       return;
+    }
+    try {
+      const dialect = partDialect(sink.dialect, head);
+      if (dialect.charset !== (sink.dialect?.charset ?? 'utf-8')) sink.redeclare(dialect);
+    } catch (err) {
+      fail(err instanceof AppError ? err : malformed('unreadable part Content-Type'));
     }
     fileDone = (async () => {
       try {
@@ -200,10 +245,9 @@ async function receiveMultipart(req: IncomingMessage, sink: SpoolSink, limits: U
   });
   const max = limits.maxBytes + MULTIPART_OVERHEAD_BYTES;
   let total = 0;
-  for await (const chunk of req.iterator({ destroyOnReturn: false })) {
-    const buf = chunk as Buffer;
-    count(req, buf.length);
+  for await (const buf of bodyBytes(req, gzip, (n) => count(req, n))) {
     total += buf.length;
+    if (head.length < PART_HEAD_CHARS) head += buf.toString('latin1', 0, PART_HEAD_CHARS - head.length);
     if (total > max) fail(tooLarge(limits.maxBytes));
     if (problem !== undefined || sink.scan.failed !== undefined) break;
     if (!bb.write(buf)) {
@@ -241,20 +285,23 @@ export async function receiveUpload(
   kind: BodyKind,
   limits: UploadLimits,
   observer?: UploadObserver,
+  body: { dialect?: CsvDialect; gzip?: boolean } = {},
 ): Promise<Upload> {
   await ensureSpoolDir(limits.spoolDir);
   const file = await createSpoolFile(limits.spoolDir);
   const remove = () => removeSpoolFile(file.path);
-  const scan = new Prescan({
-    maxBytes: limits.maxBytes,
-    maxRows: limits.maxRows,
-    maxRowChars: limits.maxRowChars,
-    maxCellChars: limits.maxCellChars,
-  });
-  const sink = new SpoolSink(file, scan, observer);
+  const newScan = (dialect: CsvDialect | undefined) =>
+    new Prescan({
+      maxBytes: limits.maxBytes,
+      maxRows: limits.maxRows,
+      maxRowChars: limits.maxRowChars,
+      maxCellChars: limits.maxCellChars,
+      dialect,
+    });
+  const sink = new SpoolSink(file, newScan, body.dialect, observer);
   try {
-    if (kind === 'csv') await receiveRaw(req, sink);
-    else await receiveMultipart(req, sink, limits);
+    if (kind === 'csv') await receiveRaw(req, sink, body.gzip === true);
+    else await receiveMultipart(req, sink, limits, body.gzip === true);
     await file.handle.close();
   } catch (err) {
     await file.handle.close().catch(() => undefined);
@@ -263,12 +310,12 @@ export async function receiveUpload(
     if (req.destroyed || (err as { code?: unknown }).code === 'ECONNRESET') throw new UploadAbortedError(err);
     throw err;
   }
-  const result = scan.end();
+  const result = sink.scan.end();
   if (result.problem !== undefined) {
     await remove();
     throw result.problem;
   }
-  return { path: file.path, scan: result, remove };
+  return { path: file.path, scan: result, remove, dialect: sink.dialect };
 }
 
 /**

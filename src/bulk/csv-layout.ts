@@ -21,6 +21,8 @@
 import { appError, type FieldError } from '../errors.ts';
 import { parseCalculationRequest } from '../schema/request.ts';
 import type { CalculationInput } from '../domain/types.ts';
+import type { ExtraColumns } from './csv-dialect.ts';
+import { delimiterHint, nearestColumn } from './header-hints.ts';
 
 export const TERM_COLUMNS = [
   'term_label',
@@ -71,14 +73,31 @@ const NULLABLE_TERM_COLUMNS: ReadonlySet<string> = new Set([
 
 // The output's result columns (after the echoed input columns) are in output-columns.ts.
 
-/** The file's header, resolved: where each known column is (-1 when absent). */
+/**
+ * The file's header, resolved: where each known column is (-1 when absent). Unnamed columns (Excel's trailing
+ * empty columns) are not part of it: `header`, `columns`, `width` and `col` count the other columns only, and
+ * `ignored` lists the unnamed ones by their place in the file (src/bulk/record-shape.ts drops their cells).
+ */
 export interface CsvLayout {
-  /** Header cells as written in the file. */
+  /** Header cells as written in the file (unnamed columns left out). */
   readonly header: readonly string[];
-  /** The layout's name of each column, in file order (the output header uses these). */
+  /** The layout's name of each known column, at its place (a column kept with extra_columns=keep leaves a hole). */
   readonly columns: readonly InputColumn[];
   readonly width: number;
   readonly col: Readonly<Record<InputColumn, number>>;
+  /** The output header's name of each column: the layout's name, or an extra column's name as written. */
+  readonly outputNames?: readonly string[];
+  /** Cells in the file's header row, unnamed columns included (the width a multi-line record must have). */
+  readonly fileWidth?: number;
+  /** Unnamed columns, by their 0-based place in the file; a row must leave them empty. */
+  readonly ignored?: readonly number[];
+}
+
+export interface HeaderOptions {
+  /** Columns outside the layout: rejected (default) or kept and echoed. */
+  extraColumns?: ExtraColumns;
+  /** The delimiter the header was split on (for the hint when it seems to be another). */
+  delimiter?: string;
 }
 
 const KNOWN: ReadonlySet<string> = new Set(INPUT_COLUMNS);
@@ -92,21 +111,38 @@ function quoteName(name: string): string {
  * duplicate, unnamed or missing required column rejects the file: AppError 400 `validation_error` naming every
  * offending column (field_errors).
  */
-export function readHeader(cells: readonly string[]): CsvLayout {
+export function readHeader(cells: readonly string[], options: HeaderOptions = {}): CsvLayout {
   const errors: FieldError[] = [];
   let unknownColumn = false;
   const col = Object.fromEntries(INPUT_COLUMNS.map((c) => [c, -1])) as Record<InputColumn, number>;
+  const keep = options.extraColumns === 'keep';
+  const ignored: number[] = [];
+  const kept: string[] = [];
+  const outputNames: string[] = [];
+  const wrongDelimiter = delimiterHint(cells, options.delimiter ?? ',');
   cells.forEach((raw, i) => {
     const name = raw.trim().toLowerCase();
     if (name === '') {
-      errors.push({ field: `column ${i + 1}`, message: 'has no name in the header row' });
-    } else if (!KNOWN.has(name)) {
-      errors.push({ field: raw, message: 'is not a column of the bulk CSV layout v1' });
+      ignored.push(i); // an unnamed column: ignored while its cells are empty (record-shape.ts)
+      return;
+    }
+    const at = kept.length;
+    kept.push(raw);
+    if (!KNOWN.has(name)) {
+      outputNames.push(raw.trim());
+      if (keep) return;
+      const near = nearestColumn(name, INPUT_COLUMNS);
+      errors.push({
+        field: raw,
+        message: 'is not a column of the bulk CSV layout v1' + (near === undefined ? '' : ` (did you mean "${near}"?)`),
+      });
       unknownColumn = true;
     } else if (col[name as InputColumn] !== -1) {
+      outputNames.push(name);
       errors.push({ field: name, message: 'appears more than once in the header row' });
     } else {
-      col[name as InputColumn] = i;
+      outputNames.push(name);
+      col[name as InputColumn] = at;
     }
   });
   for (const required of REQUIRED_COLUMNS) {
@@ -115,7 +151,13 @@ export function readHeader(cells: readonly string[]): CsvLayout {
   if (errors.length > 0) {
     const first = errors[0]!;
     const more = errors.length > 1 ? ` (and ${errors.length - 1} more header problem(s))` : '';
-    const allowed = unknownColumn ? ` The columns are: ${INPUT_COLUMNS.join(', ')}.` : '';
+    const allowed =
+      wrongDelimiter !== ''
+        ? wrongDelimiter
+        : unknownColumn
+          ? ` The columns are: ${INPUT_COLUMNS.join(', ')}. To keep other columns in the output as they are, ` +
+            'add ?extra_columns=keep (command line: --keep-extra-columns).'
+          : '';
     throw appError(
       'CSV_HEADER_INVALID',
       { column: quoteName(first.field), problem: first.message, more, allowed },
@@ -124,7 +166,8 @@ export function readHeader(cells: readonly string[]): CsvLayout {
   }
   const columns: InputColumn[] = [];
   for (const name of INPUT_COLUMNS) if (col[name] >= 0) columns[col[name]] = name;
-  return { header: [...cells], columns, width: cells.length, col };
+  if (ignored.length === 0 && !keep) return { header: [...cells], columns, width: cells.length, col };
+  return { header: kept, columns, width: kept.length, col, outputNames, fileWidth: cells.length, ignored };
 }
 
 /** true/false, yes/no, 1/0 in any letter case; undefined for anything else. */

@@ -10,6 +10,8 @@
  *
  * Rules (documented for registrars in the README):
  *  - A UTF-8 byte order mark at the start is ignored. Records end at LF or CRLF.
+ *  - The delimiter is a comma unless `delimiter` says `;` or TAB (then every "comma" below is that character,
+ *    and records always come as cells: raw lines are the comma form only).
  *  - Empty lines, and lines whose cells are all empty (`,,,,` as spreadsheets export), are ignored: they are not
  *    rows.
  *  - A field that starts with `"` is quoted: it may contain commas, CR/LF and doubled quotes `""`, and must be
@@ -72,8 +74,8 @@ export function recordCell(record: CsvRecord, index: number): string {
 
 const NO_CELLS: string[] = [];
 
-function onlyCommas(text: string, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) if (text.charCodeAt(i) !== 44) return false;
+function onlyCommas(text: string, start: number, end: number, delimiter = 44): boolean {
+  for (let i = start; i < end; i++) if (text.charCodeAt(i) !== delimiter) return false;
   return true;
 }
 
@@ -87,10 +89,11 @@ export interface CsvReaderOptions {
   header?: boolean;
   /** A longer cell makes its record an error row (cells echoed cut to this length). Default: no cell limit. */
   maxCellChars?: number;
+  /** The cell delimiter: `,` (default), `;` or TAB. */
+  delimiter?: string;
 }
 
 const QUOTE = 34; // "
-const COMMA = 44; // ,
 const LF = 10;
 const CR = 13;
 
@@ -101,7 +104,8 @@ const BROKEN = 2;
 const UNCLOSED = 3;
 
 /** Lenient split of one physical line, for echoing the cells of a broken record. Never throws. */
-export function lenientSplit(line: string): string[] {
+export function lenientSplit(line: string, delimiter = ','): string[] {
+  const DELIM = delimiter.charCodeAt(0);
   const cells: string[] = [];
   let i = 0;
   const n = line.length;
@@ -119,7 +123,7 @@ export function lenientSplit(line: string): string[] {
           j = q + 2;
           continue;
         }
-        if (q + 1 === n || line.charCodeAt(q + 1) === COMMA) {
+        if (q + 1 === n || line.charCodeAt(q + 1) === DELIM) {
           value += line.slice(j, q);
           j = q + 1;
           closed = true;
@@ -130,7 +134,7 @@ export function lenientSplit(line: string): string[] {
       }
       if (!closed) {
         // Never closed: read the field as if unquoted (up to the next comma), so later cells stay in place.
-        const c = line.indexOf(',', i + 1);
+        const c = line.indexOf(delimiter, i + 1);
         if (c === -1) {
           cells.push(line.slice(i + 1));
           return cells;
@@ -147,7 +151,7 @@ export function lenientSplit(line: string): string[] {
         return cells;
       }
     } else {
-      const c = line.indexOf(',', i);
+      const c = line.indexOf(delimiter, i);
       if (c === -1) {
         cells.push(line.slice(i));
         return cells;
@@ -206,13 +210,17 @@ export class CsvRecordReader {
 
   private readonly rawLines: boolean;
   private readonly maxCellChars: number;
+  private readonly delimiter: string;
+  private readonly delimiterCode: number;
   /** Waiting for the header record (option `header`). */
   private awaitingHeader: boolean;
   private columnNames: readonly string[] = [];
 
   constructor(maxRecordChars: number = DEFAULT_MAX_RECORD_CHARS, options: CsvReaderOptions = {}) {
     this.maxRecordChars = maxRecordChars;
-    this.rawLines = options.rawLines === true;
+    this.delimiter = options.delimiter ?? ',';
+    this.delimiterCode = this.delimiter.charCodeAt(0);
+    this.rawLines = options.rawLines === true && this.delimiter === ',';
     this.awaitingHeader = options.header === true;
     this.maxCellChars = options.maxCellChars ?? Number.POSITIVE_INFINITY;
   }
@@ -294,12 +302,12 @@ export class CsvRecordReader {
       }
       if (this.nextQuote === -2 || this.nextQuote >= contentEnd) {
         // Fast path: a line without quotes.
-        if (!onlyCommas(buf, pos, contentEnd)) {
+        if (!onlyCommas(buf, pos, contentEnd, this.delimiterCode)) {
           if (this.rawLines && !this.awaitingHeader && contentEnd - pos <= this.maxCellChars) {
             // No cell of a line this short can be over the cell limit.
             out.push({ line: this.line, cells: NO_CELLS, raw: buf.slice(pos, contentEnd) });
           } else if (this.rawLines) this.emitRecord(out, this.line, undefined, buf.slice(pos, contentEnd));
-          else this.emitRecord(out, this.line, buf.slice(pos, contentEnd).split(','), undefined);
+          else this.emitRecord(out, this.line, buf.slice(pos, contentEnd).split(this.delimiter), undefined);
         }
         pos = lineEnd + 1;
         this.line++;
@@ -338,6 +346,7 @@ export class CsvRecordReader {
    */
   private parseQuoted(buf: string, start: number, end: number, final: boolean, out: CsvRecord[]): number {
     const len = end;
+    const delimiter = this.delimiterCode;
     const cells: string[] = [];
     let i = start;
     for (;;) {
@@ -356,7 +365,7 @@ export class CsvRecordReader {
           }
           value += buf.slice(j, q);
           cells.push(value);
-          if (after === COMMA) {
+          if (after === delimiter) {
             i = q + 2;
             break;
           }
@@ -370,7 +379,7 @@ export class CsvRecordReader {
           return this.brokenAt(
             buf,
             start,
-            `a closing quote is followed by ${JSON.stringify(String.fromCharCode(after))} instead of a comma or a line end`,
+            `a closing quote is followed by ${JSON.stringify(String.fromCharCode(after))} instead of ${this.delimiterWords()} or a line end`,
             out,
           );
         }
@@ -383,7 +392,7 @@ export class CsvRecordReader {
         continue;
       }
       // Unquoted field: up to the next comma or line end; quotes inside it are ordinary characters.
-      const c = indexBefore(buf, ',', i, len);
+      const c = indexBefore(buf, this.delimiter, i, len);
       const nl = indexBefore(buf, '\n', i, len);
       if (c !== -1 && (nl === -1 || c < nl)) {
         cells.push(buf.slice(i, c));
@@ -404,6 +413,11 @@ export class CsvRecordReader {
       cells.push(buf.slice(i, fieldEnd));
       return this.finish(buf, start, nl, nl + 1, cells, out);
     }
+  }
+
+  /** "a comma" (the v1 wording), "a semicolon" or "a tab", for messages. */
+  private delimiterWords(): string {
+    return this.delimiter === ';' ? 'a semicolon' : this.delimiter === '\t' ? 'a tab' : 'a comma';
   }
 
   /** A complete record from `start` to `contentEnd` (terminator excluded); `next` is where reading resumes. */
@@ -454,7 +468,7 @@ export class CsvRecordReader {
     this.awaitingHeader = false;
     out.push({
       line: this.line,
-      cells: this.cutCells(lenientSplit(buf.slice(start, contentEnd))),
+      cells: this.cutCells(lenientSplit(buf.slice(start, contentEnd), this.delimiter)),
       error: `malformed CSV: ${why}; this line was not processed and reading resumed on the next line`,
     });
     this.line++;
@@ -507,7 +521,7 @@ export class CsvRecordReader {
   /** The physical line at `pos` is longer than maxRecordChars: one error row from its first maxRecordChars. */
   private emitLongLine(buf: string, pos: number, out: CsvRecord[]): void {
     const max = this.maxRecordChars;
-    const cells = lenientSplit(buf.slice(pos, pos + max));
+    const cells = lenientSplit(buf.slice(pos, pos + max), this.delimiter);
     const over: number[] = [];
     cells.forEach((c, k) => {
       if (c.length > this.maxCellChars) over.push(k);

@@ -38,7 +38,8 @@ export function textCell(value: string): string {
  * the case or spacing of the input header), then the result columns.
  */
 export function outputHeaderLine(layout: CsvLayout): string {
-  return `${[...layout.columns, ...RESULT_COLUMNS].join(',')}\n`;
+  const inputs = layout.outputNames?.map(textCell) ?? layout.columns;
+  return `${[...inputs, ...RESULT_COLUMNS].join(',')}\n`;
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The bulk pipeline, shared by POST /v1/calculate/bulk, the CLI and the async job API:
  *
- *   input bytes → UTF-8 → CsvRecordReader → header check → StudentGrouper → ChunkBuilder (N students)
+ *   input bytes → text (the declared charset, bulk-reader.ts) → CsvRecordReader (its delimiter) → header check
+ *     → record shape (unnamed columns) → StudentGrouper → ChunkBuilder (N students)
  *     → runner.run (inline | piscina pool | queue; at most BULK_MAX_INFLIGHT_CHUNKS in flight)
  *     → ReorderBuffer (chunk index) → output.write (awaiting 'drain')
  *
@@ -16,7 +17,9 @@
  * Completeness: every data row of the input produces exactly one output row (CSV), in input order. A chunk whose
  * runner rejects, or returns a different number of rows than it was given, becomes internal_error rows.
  */
-import { createBulkReader, DEFAULT_BULK_TEXT_LIMITS } from './bulk-reader.ts';
+import { createBulkDecoder, createBulkReader, DEFAULT_BULK_TEXT_LIMITS } from './bulk-reader.ts';
+import { DEFAULT_DIALECT, type CsvDialect } from './csv-dialect.ts';
+import { shapeRecord } from './record-shape.ts';
 import type { Readable, Writable } from 'node:stream';
 import type { Config } from '../config.ts';
 import { appError } from '../errors.ts';
@@ -87,6 +90,11 @@ export interface RunBulkOptions {
   nonContiguous?: ReadonlyMap<string, number>;
   /** Aborts reading and writing (client gone, Ctrl-C); runBulk then rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * How the file is written (charset, delimiter, extra columns) and whether the CSV output starts with a byte
+   * order mark; default: UTF-8, commas, strict columns, no BOM (src/bulk/csv-dialect.ts).
+   */
+  dialect?: CsvDialect;
   /** End `output` when done (default true; false for process.stdout). */
   endOutput?: boolean;
   /**
@@ -316,8 +324,12 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
   const maxRows = limits?.maxRows;
   const chunkStudents = config.BULK_CHUNK_STUDENTS;
 
-  const reader = createBulkReader({ maxRowChars: config.BULK_MAX_ROW_CHARS, maxCellChars: config.BULK_MAX_CELL_CHARS });
-  const decoder = new TextDecoder('utf-8');
+  const dialect = options.dialect ?? DEFAULT_DIALECT;
+  const reader = createBulkReader(
+    { maxRowChars: config.BULK_MAX_ROW_CHARS, maxCellChars: config.BULK_MAX_CELL_CHARS },
+    dialect,
+  );
+  const decoder = createBulkDecoder(dialect);
   const records: CsvRecord[] = [];
   const progress: BulkProgress = { bytes: 0, rows: 0, errorRows: 0, students: 0, chunks: 0 };
 
@@ -367,7 +379,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
       progress,
     );
     options.onStart?.(chosen);
-    if (format === 'csv') await writeText(output, outputHeaderLine(l), signal);
+    if (format === 'csv') await writeText(output, (dialect.bom ? '\ufeff' : '') + outputHeaderLine(l), signal);
   };
 
   const addRow = (record: CsvRecord, index: number) => {
@@ -380,8 +392,8 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
         if (record.error !== undefined) {
           throw appError('CSV_HEADER_MALFORMED', { detail: record.error });
         }
-        layout = readHeader(recordCells(record));
-        reader.expectedCells = layout.width;
+        layout = readHeader(recordCells(record), { extraColumns: dialect.extraColumns, delimiter: dialect.delimiter });
+        reader.expectedCells = layout.fileWidth ?? layout.width;
         if (runner !== undefined) await start(runner);
         continue;
       }
@@ -390,13 +402,13 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
         if (maxRows !== undefined && dataRows > maxRows) {
           throw appError('CSV_TOO_MANY_ROWS', { maxRows });
         }
-        probe.push(record);
+        probe.push(shapeRecord(record, layout));
         if (probe.length <= config.BULK_SYNC_MAX_ROWS) continue;
         await start((options.runner as RunnerChoice).large);
         probe.forEach((r, i) => addRow(r, i + 1));
         probe.length = 0;
       } else {
-        addRow(record, dataRows);
+        addRow(shapeRecord(record, layout), dataRows);
       }
       while (ready.length > 0) {
         const next = ready.shift()!;
@@ -438,7 +450,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
       text = chunk;
     } else {
       progress.bytes += chunk.length;
-      text = decoder.decode(chunk, { stream: true });
+      text = decoder.write(chunk);
     }
     if (maxBytes !== undefined && progress.bytes > maxBytes) {
       throw appError('CSV_TOO_LARGE', { limit: maxBytes });
@@ -447,7 +459,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
     await consume(false);
   }
   if (signal?.aborted) throw abortReason(signal);
-  reader.push(decoder.decode(), records);
+  reader.push(decoder.end(), records);
   reader.end(records);
   await consume(true);
   if (options.endOutput !== false) await endOutput(output);

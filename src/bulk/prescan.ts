@@ -3,8 +3,9 @@
  * arrive, `end()` once, and read the result. It finds, in one pass and without keeping the file:
  *
  *  - file-level problems, the first one only, with the line (and, when known, the student) it is on:
- *      400 bytes that are not UTF-8 (strict decoding: never a U+FFFD guess that merges two students), an empty
- *          file, a malformed or invalid header row;
+ *      400 bytes that are not UTF-8 (strict decoding: never a U+FFFD guess that merges two students) or not
+ *          valid in the declared charset (src/bulk/text-decoding.ts), an empty file, a malformed or invalid
+ *          header row;
  *      413 more bytes than `maxBytes` or more data rows than `maxRows`;
  *  - the students whose rows are not contiguous (an id that comes back after other students, e.g. a file sorted
  *    by term), each with the line where it first appeared. These are single-student problems: the pipeline makes
@@ -14,9 +15,12 @@
  * Memory: the exact StudentIdSet (about 20-50 bytes per student, off the JS heap) plus the ids found
  * non-contiguous.
  */
-import { createBulkReader } from './bulk-reader.ts';
+import { createBulkDecoder, createBulkReader } from './bulk-reader.ts';
 import { AppError, appError } from '../errors.ts';
-import { recordCell, recordCells, type CsvRecord, type CsvRecordReader } from './csv-reader.ts';
+import { lenientSplit, recordCell, recordCells, type CsvRecord, type CsvRecordReader } from './csv-reader.ts';
+import { CSV_CHARSETS, DEFAULT_DIALECT, isDefaultDialect, type CsvDialect } from './csv-dialect.ts';
+import { shapeRecord } from './record-shape.ts';
+import { firstInvalidChar, type BulkTextDecoder } from './text-decoding.ts';
 import { readHeader, type CsvLayout } from './csv-layout.ts';
 import { StudentIdSet } from './group-students.ts';
 
@@ -26,6 +30,8 @@ export interface PrescanLimits {
   /** The pipeline's reader limits (BULK_MAX_ROW_CHARS, BULK_MAX_CELL_CHARS): the prescan reads as it does. */
   maxRowChars?: number;
   maxCellChars?: number;
+  /** How the file is written (charset, delimiter, extra columns); default UTF-8, commas, strict. */
+  dialect?: CsvDialect;
 }
 
 export interface PrescanResult {
@@ -92,6 +98,9 @@ const PENDING_MAX_CHARS = 128 * 1024;
 export class Prescan {
   private readonly limits: PrescanLimits;
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
+  private readonly dialect: CsvDialect;
+  /** The decoder of a file declared in another charset than UTF-8 (undefined for UTF-8). */
+  private readonly textDecoder: BulkTextDecoder | undefined;
   private readonly reader: CsvRecordReader;
   private readonly records: CsvRecord[] = [];
   private readonly seen = new StudentIdSet();
@@ -100,6 +109,8 @@ export class Prescan {
   private problem: AppError | undefined;
   private rows = 0;
   private bytes = 0;
+  /** The file's first byte (a UTF-16 byte order mark starts with 0xff or 0xfe, which UTF-8 never has). */
+  private firstByte: number | undefined;
   private students = 0;
   /** Line feeds in the bytes before the current chunk (for the line of an encoding error). */
   private lineFeeds = 0;
@@ -120,7 +131,9 @@ export class Prescan {
   constructor(limits: PrescanLimits = {}) {
     this.limits = limits;
     // The pipeline's own reader: the same records, whatever the chunking.
-    this.reader = createBulkReader(limits);
+    this.dialect = limits.dialect ?? DEFAULT_DIALECT;
+    this.reader = createBulkReader(limits, this.dialect);
+    this.textDecoder = this.dialect.charset === 'utf-8' ? undefined : createBulkDecoder(this.dialect);
   }
 
   /** The first file-level problem so far (the caller may stop storing the upload once there is one). */
@@ -132,11 +145,16 @@ export class Prescan {
   push(chunk: Uint8Array): void {
     if (this.ended) throw new Error('Prescan: push() after end()');
     this.bytes += chunk.length;
+    this.firstByte ??= chunk[0];
     const { maxBytes } = this.limits;
     if (this.problem === undefined && maxBytes !== undefined && this.bytes > maxBytes) {
       this.problem = appError('CSV_TOO_LARGE', { limit: maxBytes });
     }
     if (this.problem !== undefined) return;
+    if (this.textDecoder !== undefined) {
+      this.pushDecoded(this.textDecoder.write(chunk));
+      return;
+    }
     let text: string;
     try {
       text = this.decoder.decode(chunk, { stream: true });
@@ -167,10 +185,14 @@ export class Prescan {
       this.ended = true;
       if (this.problem === undefined) {
         let text = '';
-        try {
-          text = this.decoder.decode();
-        } catch {
-          this.encodingProblem(new Uint8Array(0), true);
+        if (this.textDecoder !== undefined) {
+          this.pushDecoded(this.textDecoder.end());
+        } else {
+          try {
+            text = this.decoder.decode();
+          } catch {
+            this.encodingProblem(new Uint8Array(0), true);
+          }
         }
         if (this.problem === undefined) {
           const rest = this.pending + text;
@@ -247,6 +269,10 @@ export class Prescan {
     const nl = lineEnd.indexOf(10);
     const line = concat(lineBytes, nl === -1 ? lineEnd : lineEnd.subarray(0, nl));
     const bad = combined[at];
+    if (this.lineFeeds === 0 && (this.firstByte === 0xff || this.firstByte === 0xfe)) {
+      this.problem = appError('CSV_LOOKS_UTF16');
+      return;
+    }
     this.problem = appError('CSV_NOT_UTF8', {
       line: this.lineFeeds + 1,
       student: this.studentOf(line),
@@ -258,8 +284,47 @@ export class Prescan {
   private studentOf(line: Uint8Array): string {
     if (this.layout === undefined) return '';
     const text = Buffer.from(line).toString('latin1').replace(/\r$/, '');
-    const id = recordCell({ line: 0, cells: [], raw: text }, this.layout.col.student_id);
+    const id = isDefaultDialect(this.dialect)
+      ? recordCell({ line: 0, cells: [], raw: text }, this.layout.col.student_id)
+      : this.idOfLine(text);
     return id === '' ? '' : ` (student_id ${shortId(id)} when read as Latin-1)`;
+  }
+
+  /** The student_id cell of one line of text, split as the file's dialect says. */
+  private idOfLine(text: string): string {
+    const layout = this.layout!;
+    const cells = shapeRecord({ line: 0, cells: lenientSplit(text, this.dialect.delimiter) }, layout).cells;
+    return cells[layout.col.student_id] ?? '';
+  }
+
+  /**
+   * Text of a file declared in another charset (decoded by iconv-lite): fed as it comes, until a character that
+   * stands for invalid bytes; then the lines before it are read (so the header is known) and the problem names
+   * its line and student.
+   */
+  private pushDecoded(text: string): void {
+    const bad = firstInvalidChar(text, this.dialect.charset);
+    if (bad === -1) {
+      for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.lineFeeds++;
+      this.feed(text);
+      return;
+    }
+    const whole = bad === 0 ? 0 : text.lastIndexOf('\n', bad - 1) + 1;
+    const before = text.slice(0, whole);
+    for (let i = before.indexOf('\n'); i !== -1; i = before.indexOf('\n', i + 1)) this.lineFeeds++;
+    if (before !== '') this.feed(before);
+    const nl = text.indexOf('\n', bad);
+    const line = (this.pending + text.slice(whole, nl === -1 ? text.length : nl)).replace(/\r$/, '');
+    this.pending = '';
+    this.read('', true);
+    if (this.problem !== undefined) return; // the lines before it had a problem of their own
+    const id = this.layout === undefined ? '' : this.idOfLine(line);
+    this.problem = appError('CSV_NOT_IN_CHARSET', {
+      charset: this.dialect.charset,
+      line: this.lineFeeds + 1,
+      student: id === '' ? '' : ` (student_id ${shortId(id)})`,
+      supported: CSV_CHARSETS.join(', '),
+    });
   }
 
   private read(text: string, final: boolean): void {
@@ -280,16 +345,19 @@ export class Prescan {
         return;
       }
       try {
-        this.layout = readHeader(recordCells(record));
+        this.layout = readHeader(recordCells(record), {
+          extraColumns: this.dialect.extraColumns,
+          delimiter: this.dialect.delimiter,
+        });
       } catch (err) {
         this.problem = err instanceof AppError ? err : AppError.internal(err);
         return;
       }
-      this.reader.expectedCells = this.layout.width;
+      this.reader.expectedCells = this.layout.fileWidth ?? this.layout.width;
       return;
     }
     this.rows++;
-    const id = recordCell(record, this.layout.col.student_id);
+    const id = recordCell(shapeRecord(record, this.layout), this.layout.col.student_id);
     const { maxRows } = this.limits;
     if (maxRows !== undefined && this.rows > maxRows) {
       this.problem = appError('CSV_TOO_MANY_ROWS_AT', {

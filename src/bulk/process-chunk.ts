@@ -30,7 +30,8 @@ let cachedLayout: CsvLayout | undefined;
 function layoutFor(header: string[]): CsvLayout {
   const key = header.join('\u0000');
   if (cachedLayout === undefined || key !== cachedHeader) {
-    cachedLayout = readHeader(header);
+    // The pipeline checked the header, extra columns included (with extra_columns=keep they are echoed).
+    cachedLayout = readHeader(header, { extraColumns: 'keep' });
     cachedHeader = key;
   }
   return cachedLayout;

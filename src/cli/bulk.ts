@@ -17,6 +17,9 @@ import { remoteBulkCommand } from './remote.ts';
 import { EXIT_FAILURE, EXIT_OK, EXIT_ROW_ERRORS } from './exit-codes.ts';
 import { ProgressReporter, formatInt } from './progress.ts';
 import { UsageError, describeError, type CliIo } from './io.ts';
+import { DIALECT_OPTIONS, dialectFromArgs } from './dialect-options.ts';
+import { BULK_USAGE } from './usage.ts';
+import type { CsvDialect } from '../bulk/csv-dialect.ts';
 
 interface CheckedInput {
   input: Readable;
@@ -27,10 +30,18 @@ interface CheckedInput {
 }
 
 /** Spools stdin to a private file while prescanning it. */
-async function spoolStdin(stdin: Readable, config: Config): Promise<{ path: string; scan: PrescanResult }> {
+async function spoolStdin(
+  stdin: Readable,
+  config: Config,
+  dialect: CsvDialect,
+): Promise<{ path: string; scan: PrescanResult }> {
   await ensureSpoolDir(config.SPOOL_DIR);
   const file = await createSpoolFile(config.SPOOL_DIR);
-  const scan = new Prescan({ maxRowChars: config.BULK_MAX_ROW_CHARS, maxCellChars: config.BULK_MAX_CELL_CHARS });
+  const scan = new Prescan({
+    maxRowChars: config.BULK_MAX_ROW_CHARS,
+    maxCellChars: config.BULK_MAX_CELL_CHARS,
+    dialect,
+  });
   try {
     for await (const chunk of stdin) {
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
@@ -48,12 +59,12 @@ async function spoolStdin(stdin: Readable, config: Config): Promise<{ path: stri
 }
 
 /** Opens the input after checking it (a file is read twice; stdin is spooled first). */
-async function openInput(path: string, io: CliIo, config: Config): Promise<CheckedInput> {
+async function openInput(path: string, io: CliIo, config: Config, dialect: CsvDialect): Promise<CheckedInput> {
   let source = path;
   let scan: PrescanResult;
   let cleanup = async () => {};
   if (path === '-') {
-    const spooled = await spoolStdin(io.stdin, config);
+    const spooled = await spoolStdin(io.stdin, config, dialect);
     source = spooled.path;
     scan = spooled.scan;
     cleanup = () => removeSpoolFile(spooled.path);
@@ -63,6 +74,7 @@ async function openInput(path: string, io: CliIo, config: Config): Promise<Check
     scan = await prescanStream(createReadStream(path, { highWaterMark: 256 * 1024 }), {
       maxRowChars: config.BULK_MAX_ROW_CHARS,
       maxCellChars: config.BULK_MAX_CELL_CHARS,
+      dialect,
     });
   }
   if (scan.problem !== undefined) {
@@ -108,8 +120,15 @@ export async function bulkCommand(args: string[], io: CliIo): Promise<number> {
       threads: { type: 'string' },
       server: { type: 'string' },
       token: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      ...DIALECT_OPTIONS,
     },
   });
+  if (values.help === true) {
+    io.stdout.write(BULK_USAGE);
+    return EXIT_OK;
+  }
+  const dialect = dialectFromArgs(values);
   if (positionals.length !== 1) throw new UsageError('sor bulk needs exactly one input file (or - for stdin)');
   const format = values.format;
   if (format !== 'csv' && format !== 'ndjson') throw new UsageError('--format must be csv or ndjson');
@@ -120,13 +139,14 @@ export async function bulkCommand(args: string[], io: CliIo): Promise<number> {
       inputPath: positionals[0]!,
       outputPath: values.output ?? '-',
       format,
+      dialect,
       io,
       token: values.token ?? io.env.SOR_TOKEN,
     });
   }
   const config = loadConfig(io.env);
   const threads = parseThreads(values.threads, config);
-  const { input, size, scan, cleanup } = await openInput(positionals[0]!, io, config);
+  const { input, size, scan, cleanup } = await openInput(positionals[0]!, io, config, dialect);
 
   const outPath = values.output ?? '-';
   const tmpPath = outPath === '-' ? undefined : `${outPath}.partial-${process.pid}`;
@@ -150,6 +170,7 @@ export async function bulkCommand(args: string[], io: CliIo): Promise<number> {
       runner: { small, large },
       config,
       nonContiguous: scan.nonContiguous,
+      dialect,
       signal: abort.signal,
       endOutput: tmpPath !== undefined,
       recycleOutput: true, // a file or stdout is done with a chunk once its write callback fires

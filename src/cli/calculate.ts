@@ -7,6 +7,7 @@ import { calculate } from '../domain/calculate.ts';
 import { parseCalculationRequest } from '../schema/request.ts';
 import { EXIT_FAILURE, EXIT_OK, EXIT_ROW_ERRORS } from './exit-codes.ts';
 import { UsageError, type CliIo } from './io.ts';
+import { CALCULATE_USAGE } from './usage.ts';
 
 async function readAll(stream: Readable): Promise<string> {
   const parts: Buffer[] = [];
@@ -15,7 +16,15 @@ async function readAll(stream: Readable): Promise<string> {
 }
 
 export async function calculateCommand(args: string[], io: CliIo): Promise<number> {
-  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help === true) {
+    io.stdout.write(CALCULATE_USAGE);
+    return EXIT_OK;
+  }
   if (positionals.length !== 1) throw new UsageError('sor calculate needs exactly one request file (or - for stdin)');
   const path = positionals[0]!;
   const text = path === '-' ? await readAll(io.stdin) : readFileSync(path, 'utf8');

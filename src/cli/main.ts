@@ -25,6 +25,7 @@ import { calculateCommand } from './calculate.ts';
 import { tokenCommand } from './token.ts';
 import { EXIT_FAILURE, EXIT_OK } from './exit-codes.ts';
 import { UsageError, describeError, type CliIo } from './io.ts';
+import { packageVersion } from './usage.ts';
 
 export type { CliIo } from './io.ts';
 
@@ -35,12 +36,15 @@ const USAGE = `Usage:
       IN or OUT "-" means stdin or stdout (OUT defaults to stdout).
       --format   csv (default): every input row with its results; ndjson: one BulkResult per student
       --threads  worker threads for large files (default: BULK_THREADS, the number of cores)
+      --encoding, --delimiter, --keep-extra-columns, --bom: how the file is written (sor bulk --help)
   sor calculate REQUEST.json
       Calculates one student from a CalculationRequest JSON file ("-" for stdin) and prints the result.
 
   sor token create --name NAME [--expires 90d|12h|never] [--rate 600/min] | list | revoke ID
       Access tokens of a service with AUTH_MODE=required (README "Access control"); create prints the token once.
       Remote commands (--server) send --token or SOR_TOKEN as Authorization: Bearer.
+  sor --version
+      Prints the version.
 
 Exit status: 0 all rows ok, 2 some rows are errors (or the request is invalid), 1 failure.
 `;
@@ -52,6 +56,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     if (command === 'bulk') return await bulkCommand(rest, io);
     if (command === 'calculate') return await calculateCommand(rest, io);
     if (command === 'token') return await tokenCommand(rest, io);
+    if (command === '--version' || command === '-v' || command === 'version') {
+      io.stdout.write(`sor ${packageVersion()}\n`);
+      return EXIT_OK;
+    }
     if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
       (command === undefined ? io.stderr : io.stdout).write(USAGE);
       return command === undefined ? EXIT_FAILURE : EXIT_OK;

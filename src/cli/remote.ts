@@ -15,6 +15,9 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { EXIT_FAILURE, EXIT_OK, EXIT_ROW_ERRORS } from './exit-codes.ts';
 import { formatInt } from './progress.ts';
+import { createGzip } from 'node:zlib';
+import type { CsvDialect } from '../bulk/csv-dialect.ts';
+import { dialectQuery } from './dialect-options.ts';
 
 export const POLL_MS = 500;
 
@@ -35,6 +38,8 @@ export interface RemoteBulkOptions {
   signal?: AbortSignal;
   /** Access token (--token or SOR_TOKEN), sent as Authorization: Bearer on every request; never printed. */
   token?: string;
+  /** How the file is written (sent as query parameters); default v1 UTF-8 CSV. */
+  dialect?: CsvDialect;
 }
 
 interface JobView {
@@ -71,6 +76,22 @@ function baseUrl(server: string): URL {
     throw new RemoteError(`--server must be a URL such as http://localhost:8080 (got ${JSON.stringify(server)})`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RemoteError('--server must be http(s)://');
+  url.search = '';
+  url.hash = '';
+  return url;
+}
+
+/**
+ * A service path (`/v1/jobs`, or a status_url the service gives, `/v1/jobs/{id}`) under the --server URL's own
+ * path: `https://host/sor/` (or `https://host/sor`) + `/v1/jobs` → `https://host/sor/v1/jobs`, so a service behind
+ * a path prefix is reached through it.
+ */
+export function serviceUrl(base: URL, path: string): URL {
+  const prefix = base.pathname.replace(/\/+$/, '');
+  const url = new URL(base.href);
+  const [pathname, query] = path.split('?', 2) as [string, string | undefined];
+  url.pathname = `${prefix}/${pathname.replace(/^\/+/, '')}`;
+  url.search = query === undefined ? '' : `?${query}`;
   return url;
 }
 
@@ -87,23 +108,28 @@ export async function remoteBulkCommand(options: RemoteBulkOptions): Promise<num
   };
   try {
     const base = baseUrl(options.server);
+    if (options.inputPath !== '-') statSync(options.inputPath); // a missing file is reported before any upload
     const input =
       options.inputPath === '-' ? io.stdin : createReadStream(options.inputPath, { highWaterMark: 256 * 1024 });
     const auth: Record<string, string> = options.token ? { Authorization: `Bearer ${options.token}` } : {};
+    // The file goes gzip-compressed (the service counts its limits on the decompressed bytes), in its charset.
     const headers: Record<string, string> = {
       ...auth,
-      'Content-Type': 'text/csv; charset=utf-8',
+      'Content-Type': `text/csv; charset=${options.dialect?.charset ?? 'utf-8'}`,
+      'Content-Encoding': 'gzip',
       Accept: format === 'ndjson' ? 'application/x-ndjson' : 'text/csv',
       'Idempotency-Key': randomUUID(),
     };
-    if (options.inputPath !== '-') headers['Content-Length'] = String(statSync(options.inputPath).size);
+    const body = input.pipe(createGzip());
+    input.on('error', (err: Error) => body.destroy(err));
 
     const started = performance.now();
     io.stderr.write(`sor: uploading to ${base.origin}\n`);
-    const submitted = await fetch(new URL('/v1/jobs', base), {
+    const query = options.dialect === undefined ? '' : dialectQuery(options.dialect);
+    const submitted = await fetch(serviceUrl(base, `/v1/jobs${query}`), {
       method: 'POST',
       headers,
-      body: Readable.toWeb(input) as unknown as ReadableStream<Uint8Array>,
+      body: Readable.toWeb(body) as unknown as ReadableStream<Uint8Array>,
       duplex: 'half',
       signal: options.signal,
     } as RequestInit & { duplex: 'half' });
@@ -118,7 +144,7 @@ export async function remoteBulkCommand(options: RemoteBulkOptions): Promise<num
     let job: JobView;
     let lastLine = 0;
     for (;;) {
-      const res = await fetch(new URL(accepted.status_url, base), { headers: auth, signal: options.signal });
+      const res = await fetch(serviceUrl(base, accepted.status_url), { headers: auth, signal: options.signal });
       if (res.status !== 200) throw new RemoteError(`cannot read the job status: ${await envelopeMessage(res)}`);
       job = (await res.json()) as JobView;
       const now = performance.now();
@@ -145,7 +171,11 @@ export async function remoteBulkCommand(options: RemoteBulkOptions): Promise<num
       throw new RemoteError(`the job failed: ${e?.code ?? 'internal_error'}: ${e?.message ?? ''}${fields}`);
     }
 
-    const result = await fetch(new URL(accepted.result_url, base), { headers: auth, signal: options.signal });
+    // The result comes gzipped (the stored bytes as they are); fetch decompresses it.
+    const result = await fetch(serviceUrl(base, accepted.result_url), {
+      headers: { ...auth, 'Accept-Encoding': 'gzip' },
+      signal: options.signal,
+    });
     if (result.status !== 200 || !result.body) {
       throw new RemoteError(`cannot download the result: ${await envelopeMessage(result)}`);
     }

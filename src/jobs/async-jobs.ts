@@ -25,6 +25,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { Logger } from 'pino';
 import type { BulkProgress, BulkSummary, RunBulkOptions, RunnerChoice } from '../bulk/pipeline.ts';
+import type { CsvDialect } from '../bulk/csv-dialect.ts';
 import type { ChunkRunner } from '../bulk/runner.ts';
 import type { Config } from '../config.ts';
 import { AppError, appError, entryEnvelope, errorEnvelope } from '../errors.ts';
@@ -73,6 +74,8 @@ export interface SpooledUpload {
   students: number | null;
   /** Students whose rows are not contiguous, from the upload's prescan (the run does not read the file for them). */
   nonContiguous?: ReadonlyMap<string, number>;
+  /** How the file is written (charset, delimiter, extra columns) and the output's BOM; default v1 UTF-8 CSV. */
+  dialect?: CsvDialect;
 }
 
 /** Maps any error of a bulk run to the job's error object (the v1 envelope shape). */
@@ -84,6 +87,7 @@ interface Pending {
   record: JobRecord;
   path: string;
   nonContiguous: ReadonlyMap<string, number> | undefined;
+  dialect?: CsvDialect;
 }
 
 export class AsyncJobs {
@@ -167,7 +171,7 @@ export class AsyncJobs {
     }
     metrics.jobTransitions.inc({ status: 'queued' });
     this.#owned.add(record.id);
-    this.#waiting.push({ record, path: upload.path, nonContiguous: upload.nonContiguous });
+    this.#waiting.push({ record, path: upload.path, nonContiguous: upload.nonContiguous, dialect: upload.dialect });
     this.#logger.info({ jobId: record.id, format, bytes: upload.bytes }, 'async job queued');
     this.#pump();
     return outcome;
@@ -222,7 +226,7 @@ export class AsyncJobs {
     }
   }
 
-  async #run({ record, path, nonContiguous }: Pending, signal: AbortSignal): Promise<void> {
+  async #run({ record, path, nonContiguous, dialect }: Pending, signal: AbortSignal): Promise<void> {
     const id = record.id;
     const log = this.#logger.child({ jobId: id });
     if (await this.#cancelledElsewhere(id)) {
@@ -262,6 +266,7 @@ export class AsyncJobs {
       const summary = await this.#runBulk({
         input: createReadStream(path, { highWaterMark: 256 * 1024 }),
         nonContiguous,
+        dialect,
         output: gzip,
         format: record.format,
         runner: this.#runners,

@@ -130,6 +130,12 @@ export class DiskResults {
     await rm(this.#path(id), { force: true });
   }
 
+  /** The result as stored (gzip). */
+  readGzip(id: string): AsyncIterable<Buffer> {
+    if (!this.#entries.has(id)) throw new Error(`job ${id} has no result`);
+    return createReadStream(this.#path(id), { highWaterMark: 256 * 1024 });
+  }
+
   /** The decompressed result. */
   read(id: string): AsyncIterable<Buffer> {
     if (!this.#entries.has(id)) throw new Error(`job ${id} has no result`);

@@ -105,6 +105,8 @@ export interface JobStore {
   readResult(id: string): AsyncIterable<Buffer>;
   /** The owner's jobs, newest first (expired ones left out). */
   list(owner: string, query: JobListQuery): Promise<JobRecord[]>;
+  /** The result as stored: one gzip stream, for clients that accept gzip. Throws as readResult does. */
+  readResultGzip?(id: string): AsyncIterable<Buffer>;
   /** Room left for results (for /readyz). */
   headroom(): Promise<StoreHeadroom>;
   /** Jobs by status, for the metrics gauge. */
@@ -247,6 +249,11 @@ export class MemoryJobStore implements JobStore {
       .reverse()
       .slice(0, query.limit);
     return ids.map((id) => withLease({ ...(this.#jobs.get(id) as MemoryEntry).record }));
+  }
+
+  readResultGzip(id: string): AsyncIterable<Buffer> {
+    if (!this.#entry(id)) throw new Error(`job ${id} has no result`);
+    return this.results.readGzip(id);
   }
 
   headroom(): Promise<StoreHeadroom> {

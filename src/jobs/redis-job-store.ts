@@ -312,6 +312,10 @@ export class RedisJobStore implements JobStore {
     return out;
   }
 
+  readResultGzip(id: string): AsyncIterable<Buffer> {
+    return this.#segments(id);
+  }
+
   async headroom(): Promise<StoreHeadroom> {
     const usedBytes = Number(
       await this.#redis.eval(SUM_SCRIPT, 2, this.#indexKey(), this.#ledgerKey(), String(Date.now())),

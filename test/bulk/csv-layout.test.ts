@@ -51,15 +51,17 @@ describe('readHeader', () => {
     expect(err.status).toBe(400);
     expect(err.code).toBe('validation_error');
     expect(err.message).toContain('"plus_denid"');
-    expect(err.fieldErrors).toEqual([{ field: 'plus_denid', message: 'is not a column of the bulk CSV layout v1' }]);
+    expect(err.fieldErrors).toEqual([
+      { field: 'plus_denid', message: 'is not a column of the bulk CSV layout v1 (did you mean "plus_denied"?)' },
+    ]);
+    expect(err.message).toContain('add ?extra_columns=keep');
   });
 
-  it('rejects each missing required column, a duplicate and an unnamed column', () => {
+  it('rejects each missing required column and a duplicate; an unnamed column is not an error (issue 13)', () => {
     const err = headerError(['student_id', 'Student_ID', '', 'term_label']);
     expect(err.status).toBe(400);
     expect(err.fieldErrors?.map((f) => f.field)).toEqual([
       'student_id',
-      'column 3',
       'full_time_credits',
       'credits_enrolled',
       'dependency_status',

@@ -175,12 +175,12 @@ describe('POST /v1/calculate/bulk: success paths', () => {
 describe('POST /v1/calculate/bulk: error statuses', () => {
   const sample = readText(SAMPLE_CSV);
 
-  it('415 for a body that is not text/csv (UTF-8) or multipart', async () => {
+  it('415 for a body that is not text/csv (in a supported charset) or multipart', async () => {
     for (const headers of [
       { 'content-type': 'application/json' },
       { 'content-type': 'text/plain' },
-      { 'content-type': 'text/csv; charset=latin1' },
-      { 'content-type': 'text/csv', 'content-encoding': 'gzip' },
+      { 'content-type': 'text/csv; charset=ebcdic' },
+      { 'content-type': 'text/csv', 'content-encoding': 'br' },
       {},
     ] as Record<string, string>[]) {
       const res = await post(main.base, headers['content-type'] === undefined ? new Blob([sample]) : sample, headers);

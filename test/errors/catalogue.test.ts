@@ -125,9 +125,7 @@ describe('no error outside the catalogue', () => {
 
   it('recognises no AppError by its message text', () => {
     const patterns = [/\.message\.(includes|startsWith|endsWith|match)\(/, /\.test\([^)]*\.message\)/];
-    const offenders = files
-      .filter((f) => patterns.some((p) => p.test(f.text)))
-      .map((f) => f.path);
+    const offenders = files.filter((f) => patterns.some((p) => p.test(f.text))).map((f) => f.path);
     expect(offenders).toEqual([]);
   });
 });

@@ -25,6 +25,7 @@ import { dependentFirstYear } from './limits-prose.ts';
 import { calculateDescription, fmt, infoDescription } from './prose.ts';
 import { requireBearer } from './access.ts';
 import { worksheetPathItem } from './worksheet-path.ts';
+import { TEMPLATE_PATHS, UPLOAD_ENCODING_NOTE, UPLOAD_QUERY } from './files-params.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -177,8 +178,8 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
         operationId: 'calculateBulk',
         tags: ['calculation'],
         summary: 'Prorated loan limits for many students (CSV in, CSV or NDJSON out)',
-        description: bulkDescription(limits),
-        requestParams: { header: commonRequestHeaders },
+        description: bulkDescription(limits) + UPLOAD_ENCODING_NOTE,
+        requestParams: { header: commonRequestHeaders, query: UPLOAD_QUERY },
         requestBody: {
           required: true,
           content: {
@@ -189,6 +190,9 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
                 'academic_year_terms,subsidized_amount,total_limit\n' +
                 `S-001,Fall,12,6,dependent,first_year,2,${SAMPLE_STUDENT.subsidizedMax},${SAMPLE_STUDENT.combinedMax}\n` +
                 'S-001,Spring,12,9,,,,,\n',
+            },
+            'application/octet-stream': {
+              schema: z.string().meta({ description: 'The CSV file, read exactly as text/csv.' }),
             },
             'multipart/form-data': {
               schema: z.object({
@@ -227,7 +231,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
           },
           '400': {
             description:
-              'The file cannot be used: a missing, unknown, duplicate or unnamed header column (FieldValidationErrorBody ' +
+              'The file cannot be used: a missing, unknown or duplicate header column (FieldValidationErrorBody ' +
               'naming every offending column), or a body that is not a CSV file (Error envelope).',
             headers: responseHeaders,
             content: {
@@ -327,7 +331,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
     maxBodyBytes: limits.maxBodyBytes,
   });
 
-  for (const [path, item] of Object.entries(options.paths ?? {})) {
+  for (const [path, item] of Object.entries({ ...TEMPLATE_PATHS, ...options.paths })) {
     if (path in paths) throw new Error(`OpenAPI path ${path} is already defined`);
     paths[path] = item;
   }

@@ -83,7 +83,7 @@ describe('OpenAPI 3.1 document', () => {
   it('describes bulk: CSV and multipart (field file) in; CSV and NDJSON out; the CSV columns', () => {
     const bulk = op('/v1/calculate/bulk', 'post');
     const content = bulk.requestBody?.content ?? {};
-    expect(Object.keys(content).sort()).toEqual(['multipart/form-data', 'text/csv']);
+    expect(Object.keys(content).sort()).toEqual(['application/octet-stream', 'multipart/form-data', 'text/csv']);
     expect(content['multipart/form-data']?.schema).toMatchObject({ properties: { file: {} }, required: ['file'] });
     expect(Object.keys(bulk.responses['200']?.content ?? {}).sort()).toEqual(['application/x-ndjson', 'text/csv']);
     for (const column of [
