@@ -206,6 +206,13 @@ export function startBulk(): void {
     byId('bulk-summary-heading').focus();
   }
 
+  // The service's own template: every column of the layout, with a worked example (GET /v1/calculate/bulk/template.csv).
+  byId('template-button').addEventListener('click', () => {
+    void saveAs('/v1/calculate/bulk/template.csv', {}, 'sor-bulk-template.csv').then((problem) => {
+      progressText.textContent = problem ?? 'The template was downloaded.';
+    });
+  });
+
   byId<HTMLFormElement>('bulk-form').addEventListener('submit', (event) => {
     event.preventDefault();
     if (file === null) return;

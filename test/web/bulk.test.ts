@@ -108,6 +108,9 @@ describe('the bulk tab', () => {
 
     expect((await download(page, 'Download CSV')).equals(EXPECTED_CSV)).toBe(true);
     expect((await download(page, 'Download NDJSON')).equals(EXPECTED_NDJSON)).toBe(true);
+    // The template to start a file from is the service's own.
+    const template = await (await fetch(`${server.base}/v1/calculate/bulk/template.csv`)).arrayBuffer();
+    expect((await download(page, 'Download a template CSV')).equals(Buffer.from(template))).toBe(true);
     // No shadow-check columns in the sample: no shadow-check summary.
     expect(await page.locator('#check-summary').isVisible()).toBe(false);
   });
