@@ -7,41 +7,8 @@
  * `new AppError(`, and no code recognises an error by its message text (read `code` or `entry`).
  */
 
-export const ERROR_CODES = [
-  'invalid_json',
-  'unsupported_media_type',
-  'validation_error',
-  'internal_error',
-  'unauthenticated',
-  'invalid_token',
-  'expired_token',
-  'revoked_token',
-  'quota_exceeded',
-] as const;
-
-export type ErrorCode = (typeof ERROR_CODES)[number];
-
-/**
- * Codes for requests outside the v1 interface's own endpoints (unknown routes, a method a path does not serve,
- * the async job API). The interface's endpoints only ever answer with ERROR_CODES: 406 uses
- * `unsupported_media_type`, 413 uses `validation_error`.
- */
-export const EXTENDED_ERROR_CODES = [
-  'not_found',
-  'method_not_allowed',
-  'job_not_ready',
-  /** 410: the job's records were lost (the job store restarted without them); submit the file again. */
-  'job_lost',
-  /** 503: the job store has no room for this job's result (quota or Redis memory); try later. */
-  'job_store_full',
-  /** 503: every bulk slot of this process is busy (BULK_MAX_CONCURRENT); retry after Retry-After seconds. */
-  'service_busy',
-  'listing_requires_auth', // 403: GET /v1/jobs with AUTH_MODE=off (job ids are then the only keys)
-  'job_cancelled', // a job's error after DELETE /v1/jobs/{id}
-] as const;
-export type ExtendedErrorCode = (typeof EXTENDED_ERROR_CODES)[number];
-
-export type WireErrorCode = ErrorCode | ExtendedErrorCode;
+import type { WireErrorCode } from './error-codes.ts';
+import { counted, renderTemplate, type TemplateParams } from './error-template.ts';
 
 export interface FieldError {
   /** Path of the offending field: `terms[1].credits_enrolled` in JSON, the column name in CSV. */
@@ -302,16 +269,38 @@ export const ERRORS = {
   ADMIN_TOKEN_INVALID: { code: 'invalid_token', status: 401, message: 'The admin token is not valid.' },
 
   // Access control (AUTH_MODE=required; src/auth/, src/api/auth.ts). No message ever quotes the token.
-  AUTH_MISSING: { code: 'unauthenticated', status: 401, message: 'Send Authorization: Bearer {prefix}<token>.' },
-  AUTH_MALFORMED: { code: 'unauthenticated', status: 401, message: 'Authorization must be Bearer and one token.' },
+  AUTH_MISSING: {
+    code: 'unauthenticated',
+    status: 401,
+    message: 'This service needs an access token: send the header Authorization: Bearer {prefix}<token>.',
+  },
+  AUTH_MALFORMED: {
+    code: 'unauthenticated',
+    status: 401,
+    message: 'The Authorization header must be the word Bearer, one space and one access token.',
+  },
   TOKEN_INVALID: { code: 'invalid_token', status: 401, message: 'The access token is not valid.' },
   TOKEN_WRONG_FORMAT: { code: 'invalid_token', status: 401, message: 'The access token is not a {prefix} token.' },
   TOKEN_OTHER_ENVIRONMENT: { code: 'invalid_token', status: 401, message: 'This service takes {prefix} tokens.' },
   TOKEN_EXPIRED: { code: 'expired_token', status: 403, message: 'The access token expired at {expiredAt}.' },
   TOKEN_REVOKED: { code: 'revoked_token', status: 403, message: 'The access token was revoked at {revokedAt}.' },
-  AUTH_STORE_UNAVAILABLE: { code: 'internal_error', status: 503, public: true, message: 'Token store down; retry.' },
-  QUOTA_EXCEEDED: { code: 'quota_exceeded', status: 429, message: 'Rate limit {limit} used; retry in {retryAfter} s.' },
-  JOBS_LIST_NEEDS_AUTH: { code: 'listing_requires_auth', status: 403, message: 'Jobs are listed only with tokens on.' },
+  AUTH_STORE_UNAVAILABLE: {
+    code: 'internal_error',
+    status: 503,
+    public: true,
+    message: 'The access-token store is unavailable; try again shortly.',
+  },
+  QUOTA_EXCEEDED: {
+    code: 'quota_exceeded',
+    status: 429,
+    message: 'The rate limit of {limit} is used up; try again in {retryAfter} seconds.',
+  },
+  JOBS_LIST_NEEDS_AUTH: {
+    code: 'listing_requires_auth',
+    status: 403,
+    message:
+      'Jobs are listed only when access tokens are on (AUTH_MODE=required); without them a job is reached by its id alone.',
+  },
   JOB_CANCELLED: { code: 'job_cancelled', status: 409, message: 'The job was cancelled; its result was removed.' },
 } as const satisfies Record<string, ErrorEntry>;
 
@@ -323,11 +312,6 @@ export type ErrorName = keyof typeof ERRORS;
  */
 type WidenedTemplates = { [K in ErrorName]: string extends (typeof ERRORS)[K]['message'] ? K : never }[ErrorName];
 export const EVERY_TEMPLATE_IS_A_LITERAL: [WidenedTemplates] extends [never] ? true : false = true;
-
-/** The `{parameter}` names of a message template, as a union of string literals. */
-export type TemplateParams<T extends string> = T extends `${string}{${infer P}}${infer Rest}`
-  ? P | TemplateParams<Rest>
-  : never;
 
 type ParamsOf<K extends ErrorName> = TemplateParams<(typeof ERRORS)[K]['message']>;
 
@@ -344,22 +328,6 @@ export interface ErrorExtras {
 export type ErrorArgs<K extends ErrorName> = [ParamsOf<K>] extends [never]
   ? [params?: Record<string, never>, extras?: ErrorExtras]
   : [params: ErrorParams<K>, extras?: ErrorExtras];
-
-const PARAM = /\{([A-Za-z][A-Za-z0-9]*)\}/g;
-
-/** Fills a template; a parameter without a value is a programming error (TypeScript prevents it at call sites). */
-export function renderTemplate(template: string, params: Readonly<Record<string, string | number>>): string {
-  return template.replace(PARAM, (_m, name: string) => {
-    const value = params[name];
-    if (value === undefined) throw new Error(`error template parameter {${name}} has no value`);
-    return String(value);
-  });
-}
-
-/** "1 error" / "3 errors": the counted noun of a template parameter. */
-export function counted(n: number, singular: string, plural = `${singular}s`): string {
-  return `${n} ${n === 1 ? singular : plural}`;
-}
 
 export class AppError extends Error {
   /** The catalogue entry this error was built from. */

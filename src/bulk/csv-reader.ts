@@ -34,50 +34,11 @@
  * The records produced never depend on how the text is split into `push()` calls: every decision looks at most
  * `maxRecordChars + 2` characters past the start of a record, and waits until it has them (or the end of input).
  */
-
-/** One record of the file, in file order. */
-export interface CsvRecord {
-  /** 1-based physical line number where the record starts (the header is line 1 unless blank lines precede it). */
-  line: number;
-  /**
-   * The cells; for a broken record, a lenient split of its first physical line. Empty when `raw` is set (a
-   * reader created with `rawLines`).
-   */
-  cells: string[];
-  /**
-   * With `rawLines`: the text of a record that has no quote (one physical line, CR/LF removed); its cells are
-   * `raw.split(',')`. The bulk pipeline forwards such lines as they are and lets the chunk's thread split them.
-   */
-  raw?: string;
-  /** Present when the record is broken (see the recovery rule); the row becomes an error row with this text. */
-  error?: string;
-}
-
-/** The cells of a record, whichever way the reader delivered them. */
-export function recordCells(record: CsvRecord): string[] {
-  return record.raw === undefined ? record.cells : record.raw.split(',');
-}
-
-/** Cell `index` of a record without splitting all of it ('' when the record is shorter). */
-export function recordCell(record: CsvRecord, index: number): string {
-  const raw = record.raw;
-  if (raw === undefined) return record.cells[index] ?? '';
-  let start = 0;
-  for (let k = 0; k < index; k++) {
-    const comma = raw.indexOf(',', start);
-    if (comma === -1) return '';
-    start = comma + 1;
-  }
-  const end = raw.indexOf(',', start);
-  return end === -1 ? raw.slice(start) : raw.slice(start, end);
-}
+import { lenientSplit, type CsvRecord } from './csv-record.ts';
+import { CellLimit, longestCell } from './csv-cell-limit.ts';
+import { allEmpty, CR, indexBefore, LF, onlyCommas, QUOTE, retryLength } from './csv-chars.ts';
 
 const NO_CELLS: string[] = [];
-
-function onlyCommas(text: string, start: number, end: number, delimiter = 44): boolean {
-  for (let i = start; i < end; i++) if (text.charCodeAt(i) !== delimiter) return false;
-  return true;
-}
 
 /** Longest record (and longest physical line) kept in memory; 4 Mi characters. */
 export const DEFAULT_MAX_RECORD_CHARS = 4 * 1024 * 1024;
@@ -93,100 +54,11 @@ export interface CsvReaderOptions {
   delimiter?: string;
 }
 
-const QUOTE = 34; // "
-const LF = 10;
-const CR = 13;
-
 const NEED_MORE = 0;
 const DONE = 1;
 const BROKEN = 2;
 /** parseQuoted at the end of input: a quoted field is never closed. */
 const UNCLOSED = 3;
-
-/** Lenient split of one physical line, for echoing the cells of a broken record. Never throws. */
-export function lenientSplit(line: string, delimiter = ','): string[] {
-  const DELIM = delimiter.charCodeAt(0);
-  const cells: string[] = [];
-  let i = 0;
-  const n = line.length;
-  for (;;) {
-    if (i < n && line.charCodeAt(i) === QUOTE) {
-      // Quoted: up to a quote followed by a comma or the end of the line; unclosed runs to the end of the line.
-      let j = i + 1;
-      let value = '';
-      let closed = false;
-      while (j < n) {
-        const q = line.indexOf('"', j);
-        if (q === -1) break;
-        if (q + 1 < n && line.charCodeAt(q + 1) === QUOTE) {
-          value += line.slice(j, q + 1);
-          j = q + 2;
-          continue;
-        }
-        if (q + 1 === n || line.charCodeAt(q + 1) === DELIM) {
-          value += line.slice(j, q);
-          j = q + 1;
-          closed = true;
-          break;
-        }
-        value += line.slice(j, q + 1);
-        j = q + 1;
-      }
-      if (!closed) {
-        // Never closed: read the field as if unquoted (up to the next comma), so later cells stay in place.
-        const c = line.indexOf(delimiter, i + 1);
-        if (c === -1) {
-          cells.push(line.slice(i + 1));
-          return cells;
-        }
-        cells.push(line.slice(i + 1, c));
-        i = c + 1;
-        continue;
-      }
-      cells.push(value);
-      if (j >= n) return cells;
-      i = j + 1; // past the comma
-      if (i === n) {
-        cells.push('');
-        return cells;
-      }
-    } else {
-      const c = line.indexOf(delimiter, i);
-      if (c === -1) {
-        cells.push(line.slice(i));
-        return cells;
-      }
-      cells.push(line.slice(i, c));
-      i = c + 1;
-    }
-  }
-}
-
-/**
- * Buffer length at which an incomplete record of `pending` characters is scanned again: twice as much (at least
- * 1 Ki more), so text arriving in tiny pieces is re-scanned a logarithmic number of times, never past the point
- * (max + 2) where the record size limit decides.
- */
-function retryLength(pending: number, max: number): number {
-  return Math.min(pending + Math.max(1024, pending), max + 2);
-}
-
-/** `text.indexOf(ch, from)`, or -1 when it is at or past `end`. */
-function indexBefore(text: string, ch: string, from: number, end: number): number {
-  const k = text.indexOf(ch, from);
-  return k >= end ? -1 : k;
-}
-
-function longestCell(cells: readonly string[]): number {
-  let longest = 0;
-  for (let i = 0; i < cells.length; i++) if (cells[i]!.length > longest) longest = cells[i]!.length;
-  return longest;
-}
-
-function allEmpty(cells: string[]): boolean {
-  for (let i = 0; i < cells.length; i++) if (cells[i] !== '') return false;
-  return true;
-}
 
 /**
  * Incremental reader: `push()` decoded text as it arrives, `end()` once; each call appends the complete records
@@ -209,12 +81,11 @@ export class CsvRecordReader {
   private ended = false;
 
   private readonly rawLines: boolean;
-  private readonly maxCellChars: number;
+  private readonly cellLimit: CellLimit;
   private readonly delimiter: string;
   private readonly delimiterCode: number;
   /** Waiting for the header record (option `header`). */
   private awaitingHeader: boolean;
-  private columnNames: readonly string[] = [];
 
   constructor(maxRecordChars: number = DEFAULT_MAX_RECORD_CHARS, options: CsvReaderOptions = {}) {
     this.maxRecordChars = maxRecordChars;
@@ -222,7 +93,7 @@ export class CsvRecordReader {
     this.delimiterCode = this.delimiter.charCodeAt(0);
     this.rawLines = options.rawLines === true && this.delimiter === ',';
     this.awaitingHeader = options.header === true;
-    this.maxCellChars = options.maxCellChars ?? Number.POSITIVE_INFINITY;
+    this.cellLimit = new CellLimit(options.maxCellChars);
   }
 
   /** Physical line number the reader has reached (the next record starts at or after it). */
@@ -303,7 +174,7 @@ export class CsvRecordReader {
       if (this.nextQuote === -2 || this.nextQuote >= contentEnd) {
         // Fast path: a line without quotes.
         if (!onlyCommas(buf, pos, contentEnd, this.delimiterCode)) {
-          if (this.rawLines && !this.awaitingHeader && contentEnd - pos <= this.maxCellChars) {
+          if (this.rawLines && !this.awaitingHeader && contentEnd - pos <= this.cellLimit.max) {
             // No cell of a line this short can be over the cell limit.
             out.push({ line: this.line, cells: NO_CELLS, raw: buf.slice(pos, contentEnd) });
           } else if (this.rawLines) this.emitRecord(out, this.line, undefined, buf.slice(pos, contentEnd));
@@ -436,11 +307,11 @@ export class CsvRecordReader {
         out,
       );
     }
-    if (inner > 0 && longestCell(cells) > this.maxCellChars) {
+    if (inner > 0 && longestCell(cells) > this.cellLimit.max) {
       return this.brokenAt(
         buf,
         start,
-        `a quoted field spans ${inner + 1} lines and is longer than ${this.maxCellChars} characters, the most a ` +
+        `a quoted field spans ${inner + 1} lines and is longer than ${this.cellLimit.max} characters, the most a ` +
           'cell may have (probably a missing closing quote)',
         out,
       );
@@ -468,7 +339,7 @@ export class CsvRecordReader {
     this.awaitingHeader = false;
     out.push({
       line: this.line,
-      cells: this.cutCells(lenientSplit(buf.slice(start, contentEnd), this.delimiter)),
+      cells: this.cellLimit.cut(lenientSplit(buf.slice(start, contentEnd), this.delimiter)),
       error: `malformed CSV: ${why}; this line was not processed and reading resumed on the next line`,
     });
     this.line++;
@@ -477,26 +348,23 @@ export class CsvRecordReader {
 
   /** Appends a complete record: the header is noted; a cell over the cell limit makes the record an error row. */
   private emitRecord(out: CsvRecord[], line: number, cells: string[] | undefined, raw: string | undefined): void {
+    const limit = this.cellLimit;
     if (this.awaitingHeader) {
       this.awaitingHeader = false;
       const header = cells ?? raw!.split(',');
       this.expectedCells = header.length;
-      this.columnNames = header.map((name) => name.trim());
-    } else if (raw === undefined ? longestCell(cells!) > this.maxCellChars : raw.length > this.maxCellChars) {
+      limit.nameColumns(header);
+    } else if (raw === undefined ? longestCell(cells!) > limit.max : raw.length > limit.max) {
       const all = cells ?? raw!.split(',');
-      const over: number[] = [];
-      all.forEach((c, k) => {
-        if (c.length > this.maxCellChars) over.push(k);
-      });
+      const over = limit.over(all);
       if (over.length > 0) {
         const longest = Math.max(...over.map((k) => all[k]!.length));
         out.push({
           line,
-          cells: this.cutCells(all),
+          cells: limit.cut(all),
           error:
-            `${this.columnsPhrase(over)} ${over.length > 1 ? 'have' : 'has'} more than ${this.maxCellChars} ` +
-            `characters (${longest}), the most a cell may have; this row was not processed and its cells are ` +
-            `echoed cut to ${this.maxCellChars} characters`,
+            `${limit.columnsHave(over)} more than ${limit.max} characters (${longest}), the most a cell may ` +
+            `have; this row was not processed and its cells are echoed cut to ${limit.max} characters`,
         });
         return;
       }
@@ -504,39 +372,22 @@ export class CsvRecordReader {
     out.push(raw === undefined ? { line, cells: cells! } : { line, cells: NO_CELLS, raw });
   }
 
-  /** "the term_label cell" / "the cells term_label, x"; a column past the header is named by its position. */
-  private columnsPhrase(indexes: readonly number[]): string {
-    const names = indexes.map((k) => {
-      const name = this.columnNames[k];
-      return name === undefined || name === '' ? `column ${k + 1}` : name;
-    });
-    return names.length === 1 ? `the ${names[0]} cell` : `the cells ${names.join(', ')}`;
-  }
-
-  /** Cells of an error row, each cut to `limit` (by default the cell limit; none when there is none). */
-  private cutCells(cells: string[], limit: number = this.maxCellChars): string[] {
-    return cells.map((c) => (c.length > limit ? c.slice(0, limit) : c));
-  }
-
   /** The physical line at `pos` is longer than maxRecordChars: one error row from its first maxRecordChars. */
   private emitLongLine(buf: string, pos: number, out: CsvRecord[]): void {
     const max = this.maxRecordChars;
+    const limit = this.cellLimit;
     const cells = lenientSplit(buf.slice(pos, pos + max), this.delimiter);
-    const over: number[] = [];
-    cells.forEach((c, k) => {
-      if (c.length > this.maxCellChars) over.push(k);
-    });
+    const over = limit.over(cells);
     const cellPart =
       over.length === 0
         ? ''
-        : ` (${this.columnsPhrase(over)} ${over.length > 1 ? 'have' : 'has'} more than ${this.maxCellChars} ` +
-          'characters, the most a cell may have)';
+        : ` (${limit.columnsHave(over)} more than ${limit.max} characters, the most a cell may have)`;
     // The line's text is never echoed whole: without a cell limit its cells are cut to 256 characters.
-    const echo = Number.isFinite(this.maxCellChars) ? this.maxCellChars : 256;
+    const echo = Number.isFinite(limit.max) ? limit.max : 256;
     this.awaitingHeader = false;
     out.push({
       line: this.line,
-      cells: this.cutCells(cells, echo),
+      cells: limit.cut(cells, echo),
       error:
         `malformed CSV: the line is longer than ${max} characters, the most a row may have${cellPart}; it was not ` +
         `processed and its cells are echoed cut to ${echo} characters`,

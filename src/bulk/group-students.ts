@@ -11,7 +11,7 @@
  *  - A student whose rows hold more than `maxStudentChars` characters of cells is an error (never calculated),
  *    so no thread is handed a student larger than that budget to compute.
  */
-import { recordCell, type CsvRecord } from './csv-reader.ts';
+import { recordCell, type CsvRecord } from './csv-record.ts';
 import type { EncodedStudent, StudentError } from './chunk-payload.ts';
 
 /** More rows than this for one student is an error (a student has at most 4 terms). */

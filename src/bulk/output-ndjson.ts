@@ -3,7 +3,8 @@
  * each: `{"student_id", "error", "result"}` with exactly one of `error` (the v1 error envelope; field errors name
  * CSV columns and their messages name the line) and `result` (a CalculationResult) non-null.
  */
-import { AppError, appError, counted, errorEnvelope, type FieldError, type WireEnvelope } from '../errors.ts';
+import { AppError, appError, errorEnvelope, type FieldError, type WireEnvelope } from '../errors.ts';
+import { counted } from '../error-template.ts';
 import type { CalculationResult } from '../domain/types.ts';
 
 export function okNdjsonLine(studentId: string, result: CalculationResult): string {

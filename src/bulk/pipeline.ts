@@ -24,7 +24,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Config } from '../config.ts';
 import { appError } from '../errors.ts';
 import type { ChunkOutcome, ChunkRunner } from './runner.ts';
-import { recordCells, type CsvRecord } from './csv-reader.ts';
+import { recordCells, type CsvRecord } from './csv-record.ts';
 import { readHeader, type CsvLayout } from './csv-layout.ts';
 import { ChunkBuilder, type BulkFormat } from './chunk-payload.ts';
 import { StudentGrouper } from './group-students.ts';

@@ -17,7 +17,8 @@
  */
 import { createBulkDecoder, createBulkReader } from './bulk-reader.ts';
 import { AppError, appError } from '../errors.ts';
-import { lenientSplit, recordCell, recordCells, type CsvRecord, type CsvRecordReader } from './csv-reader.ts';
+import { type CsvRecordReader } from './csv-reader.ts';
+import { lenientSplit, recordCell, recordCells, type CsvRecord } from './csv-record.ts';
 import { CSV_CHARSETS, DEFAULT_DIALECT, isDefaultDialect, type CsvDialect } from './csv-dialect.ts';
 import { shapeRecord } from './record-shape.ts';
 import { firstInvalidChar, type BulkTextDecoder } from './text-decoding.ts';

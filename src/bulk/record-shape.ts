@@ -4,7 +4,7 @@
  * is streamed): a row that has a value in an unnamed column is an error row naming the column by its number.
  * Without unnamed columns a record is returned as it is.
  */
-import { recordCells, type CsvRecord } from './csv-reader.ts';
+import { recordCells, type CsvRecord } from './csv-record.ts';
 import type { CsvLayout } from './csv-layout.ts';
 
 function shortValue(value: string): string {

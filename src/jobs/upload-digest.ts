@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
 import { CsvRecordReader } from '../bulk/csv-reader.ts';
-import type { CsvRecord } from '../bulk/csv-reader.ts';
+import type { CsvRecord } from '../bulk/csv-record.ts';
 
 export interface UploadFacts {
   /** sha256 over the result format and the bytes. */

@@ -9,7 +9,8 @@
  */
 import 'zod-openapi';
 import { z } from 'zod';
-import { counted, ERRORS, type FieldError, renderTemplate } from '../errors.ts';
+import { ERRORS, type FieldError } from '../errors.ts';
+import { counted, renderTemplate } from '../error-template.ts';
 import type { CalculationInput } from '../domain/types.ts';
 import { type LimitTable, STATUTORY_LIMIT_TABLE } from '../domain/limits.ts';
 import { AwardYearField, checkAwardYear, defaultAwardYear } from './award-year.ts';

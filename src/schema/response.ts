@@ -5,7 +5,7 @@
  */
 import 'zod-openapi';
 import { z } from 'zod';
-import { ERROR_CODES, EXTENDED_ERROR_CODES } from '../errors.ts';
+import { ERROR_CODES, EXTENDED_ERROR_CODES } from '../error-codes.ts';
 
 const wholeDollars = (description: string) => z.number().int().min(0).meta({ description });
 const signedDollars = (description: string) => z.number().int().meta({ description });

@@ -20,7 +20,8 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
 /**
  * The allowed order, lowest first. Why each floor sits where it does:
- *  - ground: errors (the catalogue and the wire envelope), config, logger, redact, metrics — used everywhere.
+ *  - ground: errors (the catalogue and the wire envelope, over its codes and templates), config, logger, redact,
+ *    metrics — used everywhere.
  *  - domain: the pure calculation; imports nothing of the service.
  *  - schema: request/response schemas and decimal parsing, over the domain's types.
  *  - bulk: CSV reading/writing, the pipeline and its runners (inline, pool), over schema and domain.
@@ -34,7 +35,7 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
  *    serves its built files without importing it.
  */
 const FLOORS: readonly (readonly string[])[] = [
-  ['errors', 'config', 'logger', 'redact', 'metrics'],
+  ['errors', 'error-codes', 'error-template', 'config', 'logger', 'redact', 'metrics'],
   ['domain'],
   ['schema'],
   ['bulk'],

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { parse } from 'csv-parse/sync';
-import { CsvRecordReader, lenientSplit, recordCell, recordCells, type CsvRecord } from '../../src/bulk/csv-reader.ts';
+import { CsvRecordReader } from '../../src/bulk/csv-reader.ts';
+import { lenientSplit, recordCell, recordCells, type CsvRecord } from '../../src/bulk/csv-record.ts';
 
 function readAll(
   text: string,

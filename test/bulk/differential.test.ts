@@ -10,7 +10,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { CsvRecordReader, type CsvRecord } from '../../src/bulk/csv-reader.ts';
+import { CsvRecordReader } from '../../src/bulk/csv-reader.ts';
+import { type CsvRecord } from '../../src/bulk/csv-record.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import { parseCalculationRequest } from '../../src/schema/request.ts';
 import { calculate } from '../../src/domain/calculate.ts';

@@ -9,18 +9,16 @@ import { describe, expect, it } from 'vitest';
 import {
   AppError,
   appError,
-  counted,
-  ERROR_CODES,
   ERRORS,
   errorEnvelope,
   EVERY_TEMPLATE_IS_A_LITERAL,
-  EXTENDED_ERROR_CODES,
   INTERNAL_MESSAGE,
   MAX_FIELD_ERRORS,
-  renderTemplate,
   type ErrorEntry,
   type ErrorName,
 } from '../../src/errors.ts';
+import { ERROR_CODES, EXTENDED_ERROR_CODES } from '../../src/error-codes.ts';
+import { counted, renderTemplate } from '../../src/error-template.ts';
 import { buildOpenApiDocument } from '../../src/api/openapi/document.ts';
 import { jobsOpenApiPaths } from '../../src/api/jobs-route.ts';
 

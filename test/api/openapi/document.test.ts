@@ -7,7 +7,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { z } from 'zod';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../../src/api/openapi/document.ts';
-import { ERROR_CODES } from '../../../src/errors.ts';
+import { ERROR_CODES } from '../../../src/error-codes.ts';
 import { INVALID_EXAMPLES, WORKED_EXAMPLES } from '../../../src/api/openapi/worked-examples.ts';
 import { parseCalculationRequest } from '../../../src/schema/request.ts';
 import { CalculationResultSchema } from '../../../src/schema/response.ts';
