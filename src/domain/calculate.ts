@@ -32,7 +32,9 @@ import {
   proportionalSchedule,
   readTerm,
   termAdjustments,
+  termsUnder,
 } from './recalculation.ts';
+import { type Readings, SERVICE_READINGS } from './readings.ts';
 import { termStanding } from './terms.ts';
 import type { CalculationInput, CalculationResult, DisbursementOption, TermResult } from './types.ts';
 import * as W from './warnings.ts';
@@ -63,12 +65,13 @@ function explainAdjustment(
   return W.adjustmentExplanation(changes, baseline.percent, revision.percent, annualChanges, effects);
 }
 
-function scenarioBases(start: StartingAmounts): ScenarioBases {
+function scenarioBases(start: StartingAmounts, readings: Readings): ScenarioBases {
   return {
     sub: start.sub,
     unsub: start.unsub,
     gradPlus: start.gradPlus,
     fixedPercent: start.proration === null ? null : HUNDRED,
+    readings,
   };
 }
 
@@ -126,10 +129,15 @@ function finalPeriodWarnings(
 
 /**
  * The result for one student. `table` is the statutory limit table (the shipped one by default); the row used is
- * the one of `input.award_year`.
+ * the one of `input.award_year`. `readings` are the readings of the rules (src/domain/readings.ts): the service's
+ * by default; the shadow check computes the same student under others.
  */
-export function calculate(input: CalculationInput, table: LimitTable = STATUTORY_LIMIT_TABLE): CalculationResult {
-  const terms = input.terms.map(readTerm);
+export function calculate(
+  input: CalculationInput,
+  table: LimitTable = STATUTORY_LIMIT_TABLE,
+  readings: Readings = SERVICE_READINGS,
+): CalculationResult {
+  const terms = termsUnder(input.terms.map(readTerm), readings);
   const n = terms.length;
   if (n === 0) throw new Error('calculate: at least one term is required (validated by the schema)');
   const fullTime = terms.map((t) => t.fullTime);
@@ -141,7 +149,7 @@ export function calculate(input: CalculationInput, table: LimitTable = STATUTORY
   const start = startFor(input, finalPeriod, revisionCredits, table);
   const warnings = start.warnings.slice();
   warnings.push(...finalPeriodWarnings(input, finalPeriod, start, annualFtCredits));
-  const bases = scenarioBases(start);
+  const bases = scenarioBases(start, readings);
 
   // §3–§6 the revision (credits(t)), and the baseline (credits_enrolled) only when some credits changed
   const payments = collectPayments(terms);
@@ -152,7 +160,9 @@ export function calculate(input: CalculationInput, table: LimitTable = STATUTORY
   if (terms.some((t) => t.changed)) {
     const enrolledCredits = terms.map((t) => t.enrolled);
     const baselineBases =
-      finalPeriod.kind === 'prorate' ? scenarioBases(startFor(input, finalPeriod, enrolledCredits, table)) : bases;
+      finalPeriod.kind === 'prorate'
+        ? scenarioBases(startFor(input, finalPeriod, enrolledCredits, table), readings)
+        : bases;
     baseline = evaluateScenario(terms, enrolledCredits, annualFtCredits, baselineBases, payments, revision);
   }
   const adjustments = termAdjustments(terms, revision, baseline);
