@@ -24,7 +24,7 @@ import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { AppError, appError, entryEnvelope, type WireEnvelope } from '../errors.ts';
 import type { AsyncJobs } from '../jobs/async-jobs.ts';
 import type { JobRecord, ResultFormat } from '../jobs/job-store.ts';
-import { ExtendedErrorSchema } from '../schema/response.ts';
+import { CheckSummarySchema, ExtendedErrorSchema } from '../schema/response.ts';
 import { UploadDigest } from '../jobs/upload-digest.ts';
 import {
   negotiateUpload,
@@ -63,6 +63,7 @@ export function jobView(job: JobRecord) {
     error: job.error,
     status_url: `${JOBS_PATH}/${job.id}`,
     result_url: `${JOBS_PATH}/${job.id}/result`,
+    ...(job.check_summary ? { check_summary: job.check_summary } : {}),
   };
 }
 
@@ -229,6 +230,7 @@ export const JobSchema = z
     error: JobErrorSchema.nullable(),
     status_url: z.string(),
     result_url: z.string(),
+    check_summary: CheckSummarySchema.optional(),
   })
   .meta({ id: 'Job' });
 

@@ -28,6 +28,8 @@ import { StudentGrouper } from './group-students.ts';
 import { ReorderBuffer } from './reorder-buffer.ts';
 import { outputHeaderLine } from './output-csv.ts';
 import { failedChunkOutcome } from './process-chunk.ts';
+import { hasSisColumns } from './shadow-check.ts';
+import { CheckTally, type CheckSummary } from './shadow-summary.ts';
 
 export type { BulkFormat } from './chunk-payload.ts';
 
@@ -56,6 +58,8 @@ export interface BulkProgress {
   errorRows: number;
   students: number;
   chunks: number;
+  /** The shadow check's counts so far, when the file has sis_* columns (src/bulk/shadow-summary.ts). */
+  checks?: CheckSummary;
 }
 
 export interface BulkSummary extends BulkProgress {
@@ -175,6 +179,7 @@ interface SchedulerOptions {
   onProgress: ((p: BulkProgress) => void) | undefined;
   onChunkError: ((error: unknown, index: number) => void) | undefined;
   recycleOutput: boolean;
+  checks: CheckTally | undefined;
 }
 
 class ChunkScheduler {
@@ -255,6 +260,7 @@ class ChunkScheduler {
         const { output } = this.opts;
         if (output.destroyed || output.writableEnded) throw new OutputClosedError();
         const data = out.bytes ?? out.text;
+        this.opts.checks?.add(out); // before the bytes can be handed back for reuse
         const release = this.opts.recycleOutput ? out.release : undefined;
         const ok =
           data.length === 0 ||
@@ -265,6 +271,7 @@ class ChunkScheduler {
         p.errorRows += out.errorRows;
         p.students += out.students;
         p.chunks++;
+        if (this.opts.checks !== undefined) p.checks = this.opts.checks.summary();
         this.inflight--;
         this.wake();
         this.opts.onProgress?.({ ...p });
@@ -350,6 +357,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
       config.BULK_MAX_STUDENT_CHARS ?? DEFAULT_BULK_TEXT_LIMITS.BULK_MAX_STUDENT_CHARS,
     );
     grouper.nonContiguous = options.nonContiguous;
+    const tally = hasSisColumns(l) ? new CheckTally(format, l) : undefined;
     scheduler = new ChunkScheduler(
       {
         runner: chosen,
@@ -359,9 +367,11 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
         onProgress: options.onProgress,
         onChunkError: options.onChunkError,
         recycleOutput: options.recycleOutput === true,
+        checks: tally,
       },
       progress,
     );
+    if (tally !== undefined) progress.checks = tally.summary();
     options.onStart?.(chosen);
     if (format === 'csv') await writeText(output, outputHeaderLine(l), signal);
   };

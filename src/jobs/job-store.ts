@@ -16,6 +16,7 @@ import { DiskResults } from './disk-results.ts';
 import { missingJobError } from './job-id.ts';
 import { entryEnvelope } from '../errors.ts';
 import type { StoreHeadroom } from './result-quota.ts';
+import type { CheckSummary } from '../bulk/shadow-summary.ts';
 
 export type JobStatus = 'queued' | 'running' | 'completed' | 'failed';
 export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'completed', 'failed'];
@@ -48,6 +49,8 @@ export interface JobRecord {
    * running job whose lease ran out belongs to a process that died: it reads as failed.
    */
   lease_until: number;
+  /** The shadow check's counts (src/bulk/shadow-summary.ts), only when the file has sis_* columns. */
+  check_summary?: CheckSummary | null;
 }
 
 export type JobPatch = Partial<
@@ -62,6 +65,7 @@ export type JobPatch = Partial<
     | 'error_rows'
     | 'error'
     | 'lease_until'
+    | 'check_summary'
   >
 >;
 
