@@ -16,6 +16,7 @@ import { decodePayload, type ChunkPayload, type PayloadStudent } from './chunk-p
 import { readHeader, validateStudentRows, type CsvLayout, type RowFieldError } from './csv-layout.ts';
 import { checkCellsText, errorRowLine, okRowLine, studentResultCells } from './output-csv.ts';
 import { hasSisColumns, readSisFigures, shadowCheck, type ShadowCheck } from './shadow-check.ts';
+import { countCheck, emptyCheckSummary } from './shadow-summary.ts';
 import { errorNdjsonLine, okNdjsonLine, studentErrorEnvelope, studentInternalEnvelope } from './output-ndjson.ts';
 
 type ErrorCode = 'validation_error' | 'internal_error';
@@ -160,6 +161,7 @@ function run(payload: ChunkPayload, failure: string | undefined, bytes: boolean,
   const width = layout.width;
   const sis = hasSisColumns(layout);
   const noCheck = sis ? checkCellsText(null) : '';
+  const checks = sis ? emptyCheckSummary() : undefined;
   const out = new Output(bytes, initial);
   let rows = 0;
   let errorRows = 0;
@@ -170,6 +172,7 @@ function run(payload: ChunkPayload, failure: string | undefined, bytes: boolean,
       failure === undefined
         ? judge(student, layout, sis)
         : { ok: false, code: 'internal_error', errors: [{ row: 0, field: '', message: failure }] };
+    if (checks !== undefined && verdict.ok && verdict.check !== undefined) countCheck(checks, verdict.check);
     if (payload.f === 'ndjson') {
       const id = studentIdOf(student, layout);
       if (verdict.ok) {
@@ -207,7 +210,9 @@ function run(payload: ChunkPayload, failure: string | undefined, bytes: boolean,
       }
     }
   }
-  return { ...out.finish(), rows, errorRows, students: payload.s.length };
+  const outcome: ChunkOutcome = { ...out.finish(), rows, errorRows, students: payload.s.length };
+  if (checks !== undefined) outcome.checks = checks;
+  return outcome;
 }
 
 export interface ProcessOptions {

@@ -1,8 +1,9 @@
 /**
  * The shadow check's summary (`check_summary` of GET /v1/jobs/{id}, the CLI's table): students counted by status
- * and, for mismatches, by reason. It is read on the pipeline's thread from the output itself, chunk by chunk, as
- * the chunks are written, so it is the same whichever runner (inline, pool, queue) computed them and needs nothing
- * beyond the output bytes to travel.
+ * and, for mismatches, by reason. Each chunk's counts are made where the chunk is calculated (process-chunk.ts)
+ * and travel with its outcome (through the queue too, covered by the output's HMAC); the pipeline's thread adds
+ * them up as the chunks are written, in order. A chunk whose outcome has no counts (it could not be run: all error
+ * rows; or a worker that does not report them) is counted from its output instead, read as follows.
  *
  * CSV: a student's rows are contiguous and repeat its check cells, so a student is counted on the first of its
  * rows (a row whose student_id cell differs from the previous row's); the three check cells are the last three
@@ -25,6 +26,45 @@ export interface CheckSummary {
   by_reason: Record<CheckReason, number>;
 }
 
+/** Adds one student's check to `summary`. */
+export function countCheck(summary: CheckSummary, check: { status: string; reason: CheckReason | null }): void {
+  if (check.status === 'match') summary.match++;
+  else if (check.status === 'not_checked') summary.not_checked++;
+  else if (check.status === 'mismatch') {
+    summary.mismatch++;
+    summary.by_reason[check.reason ?? 'unexplained']++;
+  } else return;
+  summary.checked = summary.match + summary.mismatch;
+}
+
+/** Adds `more` to `summary`. */
+export function addCheckSummary(summary: CheckSummary, more: CheckSummary): void {
+  summary.match += more.match;
+  summary.mismatch += more.mismatch;
+  summary.not_checked += more.not_checked;
+  summary.checked = summary.match + summary.mismatch;
+  for (const reason of CHECK_REASONS) summary.by_reason[reason] += more.by_reason[reason] ?? 0;
+}
+
+/** A chunk's counts as a queue worker reports them: a CheckSummary of non-negative whole numbers. */
+export function isCheckSummary(v: unknown): v is CheckSummary {
+  if (v === null || typeof v !== 'object') return false;
+  const o = v as Record<string, unknown>;
+  const count = (x: unknown) => Number.isSafeInteger(x) && (x as number) >= 0;
+  const by = o.by_reason as Record<string, unknown> | null;
+  return (
+    count(o.checked) &&
+    count(o.match) &&
+    count(o.mismatch) &&
+    count(o.not_checked) &&
+    o.checked === (o.match as number) + (o.mismatch as number) &&
+    by !== null &&
+    typeof by === 'object' &&
+    CHECK_REASONS.every((r) => count(by[r])) &&
+    Object.keys(by).length === CHECK_REASONS.length
+  );
+}
+
 export function emptyCheckSummary(): CheckSummary {
   const by_reason = Object.fromEntries(CHECK_REASONS.map((r) => [r, 0])) as Record<CheckReason, number>;
   return { checked: 0, match: 0, mismatch: 0, not_checked: 0, by_reason };
@@ -33,7 +73,6 @@ export function emptyCheckSummary(): CheckSummary {
 const REASONS: ReadonlySet<string> = new Set(CHECK_REASONS);
 const QUOTE = 34;
 const COMMA = 44;
-const LF = 10;
 
 /** Counts students by check status and reason from the output chunks of one file. */
 export class CheckTally {
@@ -62,8 +101,20 @@ export class CheckTally {
     s.checked = s.match + s.mismatch;
   }
 
-  /** Adds one chunk's output (text or UTF-8 bytes). Call it before the bytes are handed back for reuse. */
+  /**
+   * Adds one chunk: its counts when the runner reported them, else (a chunk that could not be run, a worker that
+   * does not report them) read from its output (text or UTF-8 bytes; call this before the bytes are reused).
+   */
   add(out: ChunkOutcome): void {
+    if (out.checks !== undefined) {
+      addCheckSummary(this.#summary, out.checks);
+      return;
+    }
+    this.read(out);
+  }
+
+  /** Counts one chunk from its output alone. */
+  read(out: ChunkOutcome): void {
     const { bytes } = out;
     // latin1 maps each byte to one character: the ASCII structure (quotes, commas, LF) is intact, and two cells
     // are equal exactly when their bytes are.
@@ -94,13 +145,9 @@ export class CheckTally {
   #addCsv(text: string): void {
     let previousId: string | undefined;
     let pos = 0;
-    let nextQuote = text.indexOf('"');
+    const ends = new RecordEnds(text);
     while (pos < text.length) {
-      // The record's end: the next LF outside quotes.
-      let end = text.indexOf('\n', pos);
-      if (end === -1) end = text.length;
-      if (nextQuote !== -1 && nextQuote < pos) nextQuote = text.indexOf('"', pos);
-      if (nextQuote !== -1 && nextQuote < end) end = quotedRecordEnd(text, pos);
+      const end = ends.from(pos);
       const { status, reason } = checkCells(text, pos, end);
       if (status === '') {
         previousId = undefined; // an error row
@@ -114,16 +161,48 @@ export class CheckTally {
   }
 }
 
-/** The end (index of the LF, or the text's length) of the record starting at `pos`, honouring quotes. */
-function quotedRecordEnd(text: string, pos: number): number {
-  let quoted = false;
-  for (let i = pos; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE)
-      quoted = !quoted; // a doubled quote toggles twice
-    else if (c === LF && !quoted) return i;
+/**
+ * Finds record ends in one chunk's text: the first LF outside quotes, jumping from quote to quote (a doubled quote
+ * inside a quoted cell is skipped as a pair). The next quote's position is remembered, so a text is scanned for
+ * quotes once overall, not once per record.
+ */
+class RecordEnds {
+  readonly #text: string;
+  #nextQuote: number;
+
+  constructor(text: string) {
+    this.#text = text;
+    this.#nextQuote = text.indexOf('"');
   }
-  return text.length;
+
+  #quoteFrom(i: number): number {
+    if (this.#nextQuote !== -1 && this.#nextQuote < i) this.#nextQuote = this.#text.indexOf('"', i);
+    return this.#nextQuote;
+  }
+
+  /** The end (index of the LF, or the text's length) of the record starting at `pos`. */
+  from(pos: number): number {
+    const text = this.#text;
+    let i = pos;
+    let lf = text.indexOf('\n', i);
+    for (;;) {
+      const quote = this.#quoteFrom(i);
+      if (quote === -1 || (lf !== -1 && lf < quote)) return lf === -1 ? text.length : lf;
+      // Inside a quoted cell from `quote`: find its closing quote.
+      let j = quote + 1;
+      for (;;) {
+        const close = this.#quoteFrom(j);
+        if (close === -1) return text.length;
+        if (text.charCodeAt(close + 1) === QUOTE) {
+          j = close + 2;
+          continue;
+        }
+        i = close + 1;
+        break;
+      }
+      if (lf !== -1 && lf < i) lf = text.indexOf('\n', i);
+    }
+  }
 }
 
 /** check_status and check_reason: the third-last and last cells of the record [start, end). */

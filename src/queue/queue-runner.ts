@@ -19,6 +19,7 @@ import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ChunkOutput, ChunkRunner, ChunkTask } from '../bulk/runner.ts';
+import { isCheckSummary } from '../bulk/shadow-summary.ts';
 import type { Config } from '../config.ts';
 import { metrics } from '../metrics.ts';
 import { redactUrl } from '../redact.ts';
@@ -125,6 +126,7 @@ function isChunkJobReturn(v: unknown): v is ChunkJobReturn {
     Number.isSafeInteger(o.rows) &&
     Number.isSafeInteger(o.errorRows) &&
     Number.isSafeInteger(o.students) &&
+    (o.checks === undefined || isCheckSummary(o.checks)) &&
     typeof o.mac === 'string'
   );
 }
@@ -358,6 +360,7 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
       rows: summary.rows,
       errorRows: summary.errorRows,
       students: summary.students,
+      ...(summary.checks === undefined ? {} : { checks: summary.checks }),
     };
   }
 

@@ -142,12 +142,24 @@ describe('same bytes and summary from every door', () => {
     };
     const runner = createQueueRunner({ config, logger: silentLogger, fallback });
     try {
+      const counted: boolean[] = [];
       for (const format of ['csv', 'ndjson'] as const) {
-        expect(await bulkOutputText({ body: csv, format, runner: runner.forRequest(format), config })).toBe(
-          expected[format],
-        );
+        const bound = runner.forRequest(format);
+        // Each chunk's check counts come back from the worker with its output (signed with it).
+        const recording: ChunkRunner = {
+          kind: bound.kind,
+          run: async (task) => {
+            const out = await bound.run(task);
+            counted.push(out.checks !== undefined);
+            return out;
+          },
+          close: () => bound.close(),
+        };
+        expect(await bulkOutputText({ body: csv, format, runner: recording, config })).toBe(expected[format]);
       }
       expect(localCalls).toBe(0);
+      expect(counted.length).toBeGreaterThan(2);
+      expect(counted.every(Boolean)).toBe(true);
     } finally {
       await runner.close();
     }
