@@ -231,11 +231,40 @@ function wholePercent(input: CalculationInput): boolean {
 }
 
 /**
- * Whether a reason's readings can give figures other than the service's for this student; when they cannot, the
- * reason cannot explain a difference and is not computed (the outcome is the same, only faster).
+ * Whether the school's terms of some loan type, all given, add up to another total than ours under the option:
+ * then no reading that keeps the annual amounts and the payments (where the leftover dollars go) can explain them.
  */
-function mayDiffer(reason: keyof typeof REASON_READINGS, input: CalculationInput, result: CalculationResult): boolean {
+function totalsDiffer(figures: SisFigures, result: CalculationResult): boolean {
+  for (const loan of LOANS) {
+    let school = new Dec(0);
+    let ours = 0;
+    let complete = true;
+    for (let i = 0; i < figures.terms.length && complete; i++) {
+      const value = figures.terms[i]![loan];
+      if (value === null) complete = false;
+      else {
+        school = school.plus(value);
+        ours += optionOf(result, i, figures.option)[OPTION_FIELD[loan]];
+      }
+    }
+    if (complete && !school.eq(ours)) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether a reason's readings can give figures other than the service's for this student, or could explain the
+ * school's; when they cannot, the reason is not computed (the outcome is the same, only faster).
+ */
+function mayDiffer(
+  reason: keyof typeof REASON_READINGS,
+  input: CalculationInput,
+  result: CalculationResult,
+  figures: SisFigures,
+): boolean {
   switch (reason) {
+    case 'remainder_placement':
+      return !totalsDiffer(figures, result);
     case 'below_half_time_excluded':
       return result.terms.some((t) => t.enrollment_status === 'less_than_half_time');
     case 'percent_not_rounded':
@@ -260,7 +289,7 @@ function explain(input: CalculationInput, result: CalculationResult, figures: Si
     if (reproduces(figures, result, other)) return 'option_mismatch';
   }
   for (const reason of ORDERED) {
-    if (!mayDiffer(reason, input, result)) continue;
+    if (!mayDiffer(reason, input, result, figures)) continue;
     for (const readings of REASON_READINGS[reason] as readonly Readings[]) {
       if (reproduces(figures, calculate(input, STATUTORY_LIMIT_TABLE, readings), figures.option)) return reason;
     }
