@@ -13,11 +13,11 @@
  * an error naming the column, like any other cell; students with errors are not checked.
  *
  * The reasons and their readings are data of the domain (src/domain/readings.ts); each reading is computed by the
- * engine itself (`calculate(input, table, readings)`), only when it could change a figure.
+ * engine itself (`figuresUnder(input, readings)`: calculate()'s figures without its prose), only when it could
+ * change a figure.
  */
-import { calculate } from '../domain/calculate.ts';
 import { Dec } from '../domain/decimal.ts';
-import { STATUTORY_LIMIT_TABLE } from '../domain/limits.ts';
+import { type Figures, figuresUnder } from '../domain/figures.ts';
 import { CHECK_REASONS, type CheckReason, REASON_READINGS, type Readings } from '../domain/readings.ts';
 import type { CalculationInput, CalculationResult, DisbursementOption } from '../domain/types.ts';
 import { toCanonicalDecimal } from '../schema/decimal.ts';
@@ -157,10 +157,18 @@ export function readSisFigures(
 const NOT_CHECKED: ShadowCheck = Object.freeze({ status: 'not_checked', detail: '', reason: null });
 const MATCH: ShadowCheck = Object.freeze({ status: 'match', detail: '', reason: null });
 
-/** The amounts of one option of a result's term; proportional falls back to equal when it is not offered. */
-function optionOf(result: CalculationResult, i: number, option: SisOption): DisbursementOption {
-  const term = result.terms[i]!;
-  return option === 'proportional' ? (term.proportional ?? term.equal) : term.equal;
+/** The amounts of one option of a term; proportional falls back to equal when it is not offered. */
+function optionOf(result: Figures, i: number, option: SisOption): DisbursementOption {
+  return option === 'proportional' && result.proportional !== null ? result.proportional[i]! : result.equal[i]!;
+}
+
+/** The service's figures, read from its result. */
+function figuresOf(result: CalculationResult): Figures {
+  return {
+    reduced_annual_pct: result.reduced_annual_pct,
+    equal: result.terms.map((t) => t.equal),
+    proportional: result.show_both_options ? result.terms.map((t) => t.proportional!) : null,
+  };
 }
 
 function decimals(text: string): number {
@@ -177,7 +185,7 @@ function percentAgrees(school: string, ours: number): boolean {
 }
 
 /** Whether `result`, read with `option`, reproduces every figure the school gave. */
-function reproduces(figures: SisFigures, result: CalculationResult, option: SisOption): boolean {
+function reproduces(figures: SisFigures, result: Figures, option: SisOption): boolean {
   if (figures.percent !== null && !percentAgrees(figures.percent, result.reduced_annual_pct)) return false;
   for (let i = 0; i < figures.terms.length; i++) {
     const school = figures.terms[i]!;
@@ -190,19 +198,36 @@ function reproduces(figures: SisFigures, result: CalculationResult, option: SisO
   return true;
 }
 
+/** reproduces() on the service's result itself (the common case: no copy of its figures). */
+function reproducesResult(figures: SisFigures, result: CalculationResult): boolean {
+  if (figures.percent !== null && !percentAgrees(figures.percent, result.reduced_annual_pct)) return false;
+  const proportional = figures.option === 'proportional' && result.show_both_options;
+  for (let i = 0; i < figures.terms.length; i++) {
+    const school = figures.terms[i]!;
+    const term = result.terms[i]!;
+    const ours = proportional ? term.proportional! : term.equal;
+    for (const loan of LOANS) {
+      const value = school[loan];
+      if (value !== null && value !== String(ours[OPTION_FIELD[loan]])) return false;
+    }
+  }
+  return true;
+}
+
 /** Each differing field under the service's readings: `pct 62.5 ≠ 63; Fall: sub 1102 ≠ 1103, unsub …`. */
 function differences(figures: SisFigures, result: CalculationResult): string {
+  const ours = figuresOf(result);
   const parts: string[] = [];
   if (figures.percent !== null && !percentAgrees(figures.percent, result.reduced_annual_pct)) {
     parts.push(`pct ${figures.percent} ≠ ${result.reduced_annual_pct}`);
   }
   for (let i = 0; i < figures.terms.length; i++) {
     const school = figures.terms[i]!;
-    const ours = optionOf(result, i, figures.option);
+    const option = optionOf(ours, i, figures.option);
     const fields: string[] = [];
     for (const loan of LOANS) {
       const value = school[loan];
-      const our = ours[OPTION_FIELD[loan]];
+      const our = option[OPTION_FIELD[loan]];
       if (value !== null && value !== String(our)) fields.push(`${loan} ${value} ≠ ${our}`);
     }
     if (fields.length > 0) parts.push(`${result.terms[i]!.label}: ${fields.join(', ')}`);
@@ -234,7 +259,7 @@ function wholePercent(input: CalculationInput): boolean {
  * Whether the school's terms of some loan type, all given, add up to another total than ours under the option:
  * then no reading that keeps the annual amounts and the payments (where the leftover dollars go) can explain them.
  */
-function totalsDiffer(figures: SisFigures, result: CalculationResult): boolean {
+function totalsDiffer(figures: SisFigures, result: Figures): boolean {
   for (const loan of LOANS) {
     let school = new Dec(0);
     let ours = 0;
@@ -261,10 +286,11 @@ function mayDiffer(
   input: CalculationInput,
   result: CalculationResult,
   figures: SisFigures,
+  ours: Figures,
 ): boolean {
   switch (reason) {
     case 'remainder_placement':
-      return !totalsDiffer(figures, result);
+      return !totalsDiffer(figures, ours);
     case 'below_half_time_excluded':
       return result.terms.some((t) => t.enrollment_status === 'less_than_half_time');
     case 'percent_not_rounded':
@@ -284,14 +310,15 @@ const ORDERED: readonly (keyof typeof REASON_READINGS)[] = CHECK_REASONS.filter(
 
 /** The first reason, in the table's order, whose reading reproduces the school's figures exactly. */
 function explain(input: CalculationInput, result: CalculationResult, figures: SisFigures): CheckReason {
+  const ours = figuresOf(result);
   if (result.show_both_options) {
     const other: SisOption = figures.option === 'equal' ? 'proportional' : 'equal';
-    if (reproduces(figures, result, other)) return 'option_mismatch';
+    if (reproduces(figures, ours, other)) return 'option_mismatch';
   }
   for (const reason of ORDERED) {
-    if (!mayDiffer(reason, input, result, figures)) continue;
+    if (!mayDiffer(reason, input, result, figures, ours)) continue;
     for (const readings of REASON_READINGS[reason] as readonly Readings[]) {
-      if (reproduces(figures, calculate(input, STATUTORY_LIMIT_TABLE, readings), figures.option)) return reason;
+      if (reproduces(figures, figuresUnder(input, readings), figures.option)) return reason;
     }
   }
   return 'unexplained';
@@ -307,6 +334,6 @@ export function shadowCheck(
   figures: SisFigures | null,
 ): ShadowCheck {
   if (figures === null) return NOT_CHECKED;
-  if (reproduces(figures, result, figures.option)) return MATCH;
+  if (reproducesResult(figures, result)) return MATCH;
   return { status: 'mismatch', detail: differences(figures, result), reason: explain(input, result, figures) };
 }

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { calculate } from '../../src/domain/calculate.ts';
 import { STATUTORY_LIMIT_TABLE } from '../../src/domain/limits.ts';
-import { type Readings, SERVICE_READINGS, readingsWith } from '../../src/domain/readings.ts';
+import { figuresUnder } from '../../src/domain/figures.ts';
+import { REASON_READINGS, type Readings, SERVICE_READINGS, readingsWith } from '../../src/domain/readings.ts';
 import type { CalculationInput } from '../../src/domain/types.ts';
 import { parseCalculationRequest } from '../../src/schema/request.ts';
 import { EXAMPLES } from '../bulk/examples.ts';
@@ -87,5 +88,30 @@ describe('other readings', () => {
     expect([r.annual_basic_eligibility_sub, ...equalSubs(r)]).toEqual([1660, 554, 553, 553]);
     // proportional 1,660 × (6, 12, 12) / 30 = 332 + 664 + 664
     expect(r.terms.map((t) => t.proportional!.subsidized)).toEqual([332, 664, 664]);
+  });
+});
+
+describe('figuresUnder', () => {
+  it('gives calculate()’s percentage and term amounts for every example under every reading', () => {
+    const all = [SERVICE_READINGS, ...Object.values(REASON_READINGS).flat()];
+    const variants = EXAMPLES.flatMap((ex) => [
+      input(ex.id),
+      // the same students with a below-half-time first term and a payment on it (closed)
+      input(ex.id, (r) => {
+        const first = (r.terms as Record<string, unknown>[])[0]!;
+        first.credits_enrolled = Number(first.full_time_credits) / 4;
+        first.prior_disbursement_unsub = 1000;
+      }),
+    ]);
+    for (const i of variants) {
+      for (const readings of all) {
+        const full = calculate(i, STATUTORY_LIMIT_TABLE, readings);
+        expect(figuresUnder(i, readings)).toEqual({
+          reduced_annual_pct: full.reduced_annual_pct,
+          equal: full.terms.map((t) => t.equal),
+          proportional: full.show_both_options ? full.terms.map((t) => t.proportional) : null,
+        });
+      }
+    }
   });
 });
