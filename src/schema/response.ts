@@ -208,12 +208,9 @@ export const CheckSummarySchema = z
     checked: z.int().min(0).meta({ description: 'Students compared (match + mismatch).' }),
     match: z.int().min(0),
     mismatch: z.int().min(0),
-    not_checked: z
-      .int()
-      .min(0)
-      .meta({
-        description: 'Calculated students with every sis_* figure empty; students with errors are not counted.',
-      }),
+    not_checked: z.int().min(0).meta({
+      description: 'Calculated students with every sis_* figure empty; students with errors are not counted.',
+    }),
     by_reason: z
       .strictObject(
         Object.fromEntries(CHECK_REASONS.map((r) => [r, z.int().min(0)])) as Record<

@@ -13,12 +13,7 @@ import {
   textCell,
 } from '../../src/bulk/output-csv.ts';
 import { readHeader } from '../../src/bulk/csv-layout.ts';
-import {
-  CHECK_COLUMNS,
-  OUTPUT_COLUMNS,
-  RESULT_COLUMNS,
-  RESULT_OUTPUT_COLUMNS,
-} from '../../src/bulk/output-columns.ts';
+import { CHECK_COLUMNS, OUTPUT_COLUMNS, RESULT_COLUMNS, RESULT_OUTPUT_COLUMNS } from '../../src/bulk/output-columns.ts';
 import { BULK_OUTPUT_COLUMNS } from '../../src/api/openapi/bulk-prose.ts';
 import type { CalculationResult, TermResult } from '../../src/domain/types.ts';
 import { HEADER } from './helpers.ts';
