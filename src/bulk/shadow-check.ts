@@ -20,7 +20,7 @@ import { Dec } from '../domain/decimal.ts';
 import { type Figures, figuresUnder } from '../domain/figures.ts';
 import { CHECK_REASONS, type CheckReason, REASON_READINGS, type Readings } from '../domain/readings.ts';
 import type { CalculationInput, CalculationResult, DisbursementOption } from '../domain/types.ts';
-import { toCanonicalDecimal } from '../schema/decimal.ts';
+import { MESSAGES, toCanonicalDecimal } from '../schema/decimal.ts';
 import { SIS_STUDENT_COLUMNS, SIS_TERM_COLUMNS, type CsvLayout, type RowFieldError } from './csv-layout.ts';
 
 export type CheckStatus = 'match' | 'mismatch' | 'not_checked';
@@ -99,7 +99,6 @@ function studentCell(
 }
 
 const MONEY = { kind: 'money', positive: false } as const;
-const CREDITS = { kind: 'credits', positive: false } as const;
 
 /**
  * Reads and checks a student's sis_* cells. `figures` is null when every figure cell is empty (not checked) or
@@ -124,8 +123,11 @@ export function readSisFigures(
   let percent: string | null = null;
   const pctCell = studentCell(rows, lines, layout.col.sis_reduced_annual_pct, 'sis_reduced_annual_pct', errors);
   if (pctCell !== '') {
-    const parsed = toCanonicalDecimal(pctCell, CREDITS);
-    if (!parsed.ok) errors.push({ row: 0, field: 'sis_reduced_annual_pct', message: parsed.message });
+    // Read with the money bounds (its messages say nothing of credits), then held to 0–100.
+    const parsed = toCanonicalDecimal(pctCell, MONEY);
+    if (!parsed.ok && parsed.message === MESSAGES.maxMoney) {
+      errors.push({ row: 0, field: 'sis_reduced_annual_pct', message: 'must be a percentage from 0 to 100' });
+    } else if (!parsed.ok) errors.push({ row: 0, field: 'sis_reduced_annual_pct', message: parsed.message });
     else if (new Dec(parsed.value).gt(100)) {
       errors.push({ row: 0, field: 'sis_reduced_annual_pct', message: 'must be a percentage from 0 to 100' });
     } else {

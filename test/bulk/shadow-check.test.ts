@@ -208,6 +208,7 @@ describe('bad sis values and students with errors', () => {
     const cases = [
       bad('BAD-OPTION', { option: 'both', terms: [{ sub: 1103 }, { sub: 1102 }] }),
       bad('BAD-PCT', { pct: '101', terms: [{}, {}] }),
+      bad('BAD-PCT-BIG', { pct: '1500', terms: [{}, {}] }),
       bad('BAD-MONEY', { terms: [{ sub: '1103.5.0' }, { unsub: -5 }] }),
       { ...base, id: 'BAD-REQUEST', request: { ...base.request, dependency_status: 'maybe' } },
       base,
@@ -222,6 +223,10 @@ describe('bad sis values and students with errors', () => {
     expect(errorOf('BAD-OPTION')).toBe('sis_option');
     expect(errorOf('BAD-PCT')).toBe('sis_reduced_annual_pct');
     expect(rows.get('BAD-PCT')![0]!.error_message).toMatch(/from 0 to 100/);
+    expect(errorOf('BAD-PCT-BIG')).toBe('sis_reduced_annual_pct');
+    expect(rows.get('BAD-PCT-BIG')![0]!.error_message).toBe(
+      'sis_reduced_annual_pct: must be a percentage from 0 to 100',
+    );
     expect(errorOf('BAD-MONEY', 0)).toBe('sis_sub');
     expect(errorOf('BAD-MONEY', 1)).toBe('sis_unsub');
     expect(errorOf('BAD-REQUEST')).toBe('dependency_status');
@@ -229,7 +234,7 @@ describe('bad sis values and students with errors', () => {
 
     const nd = parseNdjson((await runToString(shadowCsv(cases as ShadowCase[]), inline, { format: 'ndjson' })).text);
     const lines = nd as unknown as { student_id: string; error: unknown; check: unknown }[];
-    for (const l of lines.slice(0, 4)) expect([l.check, l.error === null], l.student_id).toEqual([null, false]);
+    for (const l of lines.slice(0, 5)) expect([l.check, l.error === null], l.student_id).toEqual([null, false]);
     expect(JSON.stringify(lines[0]!.error)).toMatch(/sis_option/);
   });
 
