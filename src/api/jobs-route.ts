@@ -6,7 +6,8 @@
  *                                 application/x-ndjson). 202 + Location + {id, status, status_url, result_url}.
  *                                 An Idempotency-Key header returns the existing job for a repeated submission.
  *   GET  /v1/jobs/{id}            {id, status, format, progress {students_done, students_total}, created_at,
- *                                 started_at, finished_at, error, status_url, result_url}
+ *                                 started_at, finished_at, error, status_url, result_url; check_summary when the
+ *                                 file has sis_* columns (the shadow check)}
  *   GET  /v1/jobs/{id}/result     the output streamed in input order once completed; 409 job_not_ready before;
  *                                 404 not_found once expired (JOB_TTL_SECONDS after the job finished).
  *
