@@ -13,11 +13,11 @@
  * an error naming the column, like any other cell; students with errors are not checked.
  *
  * The reasons and their readings are data of the domain (src/domain/readings.ts); each reading is computed by the
- * engine itself (`figuresUnder(input, readings)`: calculate()'s figures without its prose), only when it could
+ * engine itself (StudentFigures: calculate()'s figures without its prose), only when it could
  * change a figure.
  */
 import { Dec } from '../domain/decimal.ts';
-import { type Figures, figuresUnder } from '../domain/figures.ts';
+import { type Figures, StudentFigures } from '../domain/figures.ts';
 import { CHECK_REASONS, type CheckReason, REASON_READINGS, type Readings } from '../domain/readings.ts';
 import type { CalculationInput, CalculationResult, DisbursementOption } from '../domain/types.ts';
 import { MESSAGES, toCanonicalDecimal } from '../schema/decimal.ts';
@@ -310,6 +310,30 @@ const ORDERED: readonly (keyof typeof REASON_READINGS)[] = CHECK_REASONS.filter(
   (r): r is keyof typeof REASON_READINGS => r in REASON_READINGS,
 );
 
+/**
+ * A cheap first look at a reading (its percentage and annual amounts only): false when they already contradict
+ * the school's figures — the percentage, or a loan's complete term amounts that must add up to its annual amount
+ * (no closed term and some eligible term: every dollar of the year is spread over the terms).
+ */
+function couldReproduce(figures: SisFigures, quick: ReturnType<StudentFigures['annualsUnder']>): boolean {
+  if (figures.percent !== null && !percentAgrees(figures.percent, quick.percent)) return false;
+  if (!quick.allOpen || !quick.anyEligible) return true;
+  for (let l = 0; l < LOANS.length; l++) {
+    let total = new Dec(0);
+    let complete = true;
+    for (const term of figures.terms) {
+      const value = term[LOANS[l]!];
+      if (value === null) {
+        complete = false;
+        break;
+      }
+      total = total.plus(value);
+    }
+    if (complete && !total.eq(quick.annual[l]!)) return false;
+  }
+  return true;
+}
+
 /** The first reason, in the table's order, whose reading reproduces the school's figures exactly. */
 function explain(input: CalculationInput, result: CalculationResult, figures: SisFigures): CheckReason {
   const ours = figuresOf(result);
@@ -317,10 +341,14 @@ function explain(input: CalculationInput, result: CalculationResult, figures: Si
     const other: SisOption = figures.option === 'equal' ? 'proportional' : 'equal';
     if (reproduces(figures, ours, other)) return 'option_mismatch';
   }
+  let student: StudentFigures | undefined;
+  const proportional = figures.option === 'proportional';
   for (const reason of ORDERED) {
     if (!mayDiffer(reason, input, result, figures, ours)) continue;
     for (const readings of REASON_READINGS[reason] as readonly Readings[]) {
-      if (reproduces(figures, figuresUnder(input, readings), figures.option)) return reason;
+      student ??= new StudentFigures(input);
+      if (!couldReproduce(figures, student.annualsUnder(readings))) continue;
+      if (reproduces(figures, student.under(readings, proportional), figures.option)) return reason;
     }
   }
   return 'unexplained';

@@ -6,7 +6,7 @@
  * are calculate()'s for every example under every reading.
  */
 
-import { startingAmounts } from './bases.ts';
+import { type StartingAmounts, startingAmounts } from './bases.ts';
 import { HUNDRED } from './decimal.ts';
 import { finalPeriodCase } from './final-period.ts';
 import { type LimitTable, STATUTORY_LIMIT_TABLE } from './limits.ts';
@@ -19,9 +19,14 @@ import {
   evaluateScenario,
   optionsOffered,
   proportionalSchedule,
+  type ScenarioBases,
+  type TermFacts,
+  annualsUnder,
   readTerm,
   termsUnder,
+  yearUnder,
 } from './recalculation.ts';
+import { termStanding } from './terms.ts';
 import type { CalculationInput, DisbursementOption } from './types.ts';
 import type { Dec } from './decimal.ts';
 
@@ -38,35 +43,80 @@ function options(schedule: PerLoan<Dec[]>): DisbursementOption[] {
   return schedule[0].map((_, i) => toDisbursementOption(schedule[0][i]!, schedule[1][i]!, schedule[2][i]!));
 }
 
+/**
+ * One student's figures under several readings: what does not depend on the reading (the terms as read, the
+ * starting amounts of §2, the §2.3 case) is worked out once; `under(readings)` then runs §3–§6 for one reading.
+ * `proportional: false` leaves the proportional option out (null) when the caller does not need it.
+ */
+export class StudentFigures {
+  readonly #terms: TermFacts[];
+  readonly #annualFtCredits: Dec;
+  readonly #credits: Dec[];
+  readonly #start: StartingAmounts;
+
+  constructor(input: CalculationInput, table: LimitTable = STATUTORY_LIMIT_TABLE) {
+    this.#terms = input.terms.map(readTerm);
+    if (this.#terms.length === 0) throw new Error('figures: at least one term is required (validated by the schema)');
+    this.#annualFtCredits = annualFullTimeCredits(this.#terms.map((t) => t.fullTime));
+    const finalPeriod = finalPeriodCase(input, this.#annualFtCredits);
+    this.#credits = this.#terms.map((t) => t.credits);
+    this.#start = startingAmounts(
+      input,
+      finalPeriod.kind === 'prorate'
+        ? { credits: this.#credits, academicYearCredits: finalPeriod.academicYearCredits }
+        : null,
+      table,
+    );
+  }
+
+  #bases(readings: Readings): ScenarioBases {
+    const start = this.#start;
+    return {
+      sub: start.sub,
+      unsub: start.unsub,
+      gradPlus: start.gradPlus,
+      fixedPercent: start.proration === null ? null : HUNDRED,
+      readings,
+    };
+  }
+
+  /**
+   * The year's percentage and the reduced annual amounts under readings other than the service's, without the
+   * terms' amounts; `allOpen`: no term is closed under these readings, so each loan's term amounts (either
+   * option) add up to its annual amount whenever some term is eligible (`anyEligible`).
+   */
+  annualsUnder(readings: Readings): { percent: number; annual: number[]; allOpen: boolean; anyEligible: boolean } {
+    const terms = termsUnder(this.#terms, readings);
+    const bases = this.#bases(readings);
+    const year = yearUnder(terms, this.#credits, this.#annualFtCredits, bases, readings);
+    const { annual } = annualsUnder(bases, year, readings);
+    return {
+      percent: toJsonNumber(year.percent),
+      annual: annual.map(toJsonNumber),
+      allOpen: terms.every((t) => !t.closed),
+      anyEligible: terms.some((t, i) => termStanding(this.#credits[i]!, t.fullTime).eligible),
+    };
+  }
+
+  under(readings: Readings = SERVICE_READINGS, proportional = true): Figures {
+    const terms = termsUnder(this.#terms, readings);
+    const bases = this.#bases(readings);
+    const payments = collectPayments(terms);
+    const revision = evaluateScenario(terms, this.#credits, this.#annualFtCredits, bases, payments);
+    const { showBoth } = optionsOffered(revision);
+    return {
+      reduced_annual_pct: toJsonNumber(revision.percent),
+      equal: options(revision.equal),
+      proportional: showBoth && proportional ? options(proportionalSchedule(revision, payments)) : null,
+    };
+  }
+}
+
 /** calculate(input, table, readings)'s percentage and term amounts. */
 export function figuresUnder(
   input: CalculationInput,
   readings: Readings = SERVICE_READINGS,
   table: LimitTable = STATUTORY_LIMIT_TABLE,
 ): Figures {
-  const terms = termsUnder(input.terms.map(readTerm), readings);
-  if (terms.length === 0) throw new Error('figuresUnder: at least one term is required (validated by the schema)');
-  const annualFtCredits = annualFullTimeCredits(terms.map((t) => t.fullTime));
-  const finalPeriod = finalPeriodCase(input, annualFtCredits);
-  const credits = terms.map((t) => t.credits);
-  const start = startingAmounts(
-    input,
-    finalPeriod.kind === 'prorate' ? { credits, academicYearCredits: finalPeriod.academicYearCredits } : null,
-    table,
-  );
-  const bases = {
-    sub: start.sub,
-    unsub: start.unsub,
-    gradPlus: start.gradPlus,
-    fixedPercent: start.proration === null ? null : HUNDRED,
-    readings,
-  };
-  const payments = collectPayments(terms);
-  const revision = evaluateScenario(terms, credits, annualFtCredits, bases, payments);
-  const { showBoth } = optionsOffered(revision);
-  return {
-    reduced_annual_pct: toJsonNumber(revision.percent),
-    equal: options(revision.equal),
-    proportional: showBoth ? options(proportionalSchedule(revision, payments)) : null,
-  };
+  return new StudentFigures(input, table).under(readings);
 }

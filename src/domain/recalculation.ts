@@ -185,7 +185,7 @@ export function evaluateScenario(
 }
 
 /** The year's percentage of a scenario under readings other than the service's. */
-function yearUnder(
+export function yearUnder(
   terms: readonly TermFacts[],
   credits: readonly Dec[],
   annualFtCredits: Dec,
@@ -199,17 +199,12 @@ function yearUnder(
   return yearPercentUnder(credits, eligible, annualFtCredits, readings);
 }
 
-/** evaluateScenario's amounts under readings other than the service's (never shared with a reference). */
-function evaluateUnder(
-  readings: Readings,
-  year: YearPercent,
-  credits: readonly Dec[],
+/** The reduced annual amounts (and the Grad PLUS sizing) for a year's percentage under readings. */
+export function annualsUnder(
   bases: ScenarioBases,
-  payments: Payments,
-  eligible: boolean[],
-  eligibleCount: number,
-  openEligible: number[],
-): Scenario {
+  year: YearPercent,
+  readings: Readings,
+): { annual: PerLoan<Dec>; gradPlus: GradPlusAmount | null } {
   const reduce = (base: Dec) => reduceUnder(base, year);
   const annualSub = reduce(bases.sub);
   const annualUnsub = reduce(bases.unsub);
@@ -224,7 +219,21 @@ function evaluateUnder(
           year.percent,
           reduce,
         );
-  const annual: PerLoan<Dec> = [annualSub, annualUnsub, gradPlus === null ? ZERO : gradPlus.annual];
+  return { annual: [annualSub, annualUnsub, gradPlus === null ? ZERO : gradPlus.annual], gradPlus };
+}
+
+/** evaluateScenario's amounts under readings other than the service's (never shared with a reference). */
+function evaluateUnder(
+  readings: Readings,
+  year: YearPercent,
+  credits: readonly Dec[],
+  bases: ScenarioBases,
+  payments: Payments,
+  eligible: boolean[],
+  eligibleCount: number,
+  openEligible: number[],
+): Scenario {
+  const { annual, gradPlus } = annualsUnder(bases, year, readings);
   const remaining: PerLoan<Dec> = [ZERO, ZERO, ZERO];
   const equal: PerLoan<Dec[]> = [[], [], []];
   for (let l = 0; l < 3; l++) {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { calculate } from '../../src/domain/calculate.ts';
 import { STATUTORY_LIMIT_TABLE } from '../../src/domain/limits.ts';
-import { figuresUnder } from '../../src/domain/figures.ts';
+import { StudentFigures, figuresUnder } from '../../src/domain/figures.ts';
 import { REASON_READINGS, type Readings, SERVICE_READINGS, readingsWith } from '../../src/domain/readings.ts';
 import type { CalculationInput } from '../../src/domain/types.ts';
 import { parseCalculationRequest } from '../../src/schema/request.ts';
@@ -111,6 +111,20 @@ describe('figuresUnder', () => {
           equal: full.terms.map((t) => t.equal),
           proportional: full.show_both_options ? full.terms.map((t) => t.proportional) : null,
         });
+        if (readings === SERVICE_READINGS) continue;
+        const quick = new StudentFigures(i).annualsUnder(readings);
+        expect([quick.percent, ...quick.annual]).toEqual([
+          full.reduced_annual_pct,
+          full.annual_basic_eligibility_sub,
+          full.annual_basic_eligibility_unsub,
+          full.annual_basic_eligibility_grad_plus,
+        ]);
+        if (quick.allOpen && quick.anyEligible) {
+          // every dollar of the year is spread over the terms, in both options
+          const sum = (k: 'subsidized' | 'unsubsidized' | 'grad_plus') =>
+            full.terms.reduce((a, t) => a + t.equal[k], 0);
+          expect([sum('subsidized'), sum('unsubsidized'), sum('grad_plus')]).toEqual(quick.annual);
+        }
       }
     }
   });
