@@ -6,7 +6,8 @@
  *                                 application/x-ndjson). 202 + Location + {id, status, status_url, result_url}.
  *                                 An Idempotency-Key header returns the existing job for a repeated submission.
  *   GET  /v1/jobs/{id}            {id, status, format, progress {students_done, students_total}, created_at,
- *                                 started_at, finished_at, error, status_url, result_url}
+ *                                 started_at, finished_at, error, status_url, result_url; check_summary when the
+ *                                 file has sis_* columns (the shadow check)}
  *   GET  /v1/jobs/{id}/result     the output streamed in input order once completed; 409 job_not_ready before;
  *                                 404 not_found once expired (JOB_TTL_SECONDS after the job finished).
  *
@@ -27,7 +28,7 @@ import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { AppError, appError, entryEnvelope, type WireEnvelope } from '../errors.ts';
 import type { AsyncJobs } from '../jobs/async-jobs.ts';
 import type { JobRecord, ResultFormat } from '../jobs/job-store.ts';
-import { ExtendedErrorSchema } from '../schema/response.ts';
+import { CheckSummarySchema, ExtendedErrorSchema } from '../schema/response.ts';
 import { UploadDigest } from '../jobs/upload-digest.ts';
 import { dialectKey, isDefaultDialect } from '../bulk/csv-dialect.ts';
 import { resultBytes } from './response-encoding.ts';
@@ -68,6 +69,7 @@ export function jobView(job: JobRecord) {
     error: job.error,
     status_url: `${JOBS_PATH}/${job.id}`,
     result_url: `${JOBS_PATH}/${job.id}/result`,
+    ...(job.check_summary ? { check_summary: job.check_summary } : {}),
   };
 }
 
@@ -234,6 +236,7 @@ export const JobSchema = z
     error: JobErrorSchema.nullable(),
     status_url: z.string(),
     result_url: z.string(),
+    check_summary: CheckSummarySchema.optional(),
   })
   .meta({ id: 'Job' });
 

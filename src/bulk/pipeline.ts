@@ -32,6 +32,8 @@ import { ReorderBuffer } from './reorder-buffer.ts';
 import { newRunId } from './run-id.ts';
 import { outputHeaderLine } from './output-csv.ts';
 import { failedChunkOutcome } from './process-chunk.ts';
+import { hasSisColumns } from './shadow-check.ts';
+import { CheckTally, type CheckSummary } from './shadow-summary.ts';
 
 export type { BulkFormat } from './chunk-payload.ts';
 
@@ -60,6 +62,8 @@ export interface BulkProgress {
   errorRows: number;
   students: number;
   chunks: number;
+  /** The shadow check's counts so far, when the file has sis_* columns (src/bulk/shadow-summary.ts). */
+  checks?: CheckSummary;
 }
 
 export interface BulkSummary extends BulkProgress {
@@ -186,6 +190,7 @@ interface SchedulerOptions {
   recycleOutput: boolean;
   /** The run's identity, carried by each chunk (ChunkTask.runId). */
   runId: string;
+  checks: CheckTally | undefined;
 }
 
 class ChunkScheduler {
@@ -266,6 +271,7 @@ class ChunkScheduler {
         const { output } = this.opts;
         if (output.destroyed || output.writableEnded) throw new OutputClosedError();
         const data = out.bytes ?? out.text;
+        this.opts.checks?.add(out); // before the bytes can be handed back for reuse
         const release = this.opts.recycleOutput ? out.release : undefined;
         const ok =
           data.length === 0 ||
@@ -276,6 +282,7 @@ class ChunkScheduler {
         p.errorRows += out.errorRows;
         p.students += out.students;
         p.chunks++;
+        if (this.opts.checks !== undefined) p.checks = this.opts.checks.summary();
         this.inflight--;
         this.wake();
         this.opts.onProgress?.({ ...p });
@@ -365,6 +372,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
       config.BULK_MAX_STUDENT_CHARS ?? DEFAULT_BULK_TEXT_LIMITS.BULK_MAX_STUDENT_CHARS,
     );
     grouper.nonContiguous = options.nonContiguous;
+    const tally = hasSisColumns(l) ? new CheckTally(format, l) : undefined;
     scheduler = new ChunkScheduler(
       {
         runner: chosen,
@@ -375,9 +383,11 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
         onChunkError: options.onChunkError,
         recycleOutput: options.recycleOutput === true,
         runId: newRunId(),
+        checks: tally,
       },
       progress,
     );
+    if (tally !== undefined) progress.checks = tally.summary();
     options.onStart?.(chosen);
     if (format === 'csv') await writeText(output, (dialect.bom ? '\ufeff' : '') + outputHeaderLine(l), signal);
   };
