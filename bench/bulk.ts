@@ -12,9 +12,14 @@
  * to report time and peak RSS (process-wide, worker threads included) as files grow.
  *
  * Prints students/s, the ratio to the pass-through, the pool speedup, and peak RSS. Never asserts: it reports.
+ *
+ * Shadow check (`--shadow-rounds`, 0 to skip; `--only-shadow`): the same students with the school's figures added as
+ * sis_* columns (bench/support/shadow-file.ts: every student checked, 10% mismatching and unexplained, so every
+ * reason is computed for them), against the file without them, in alternating rounds on the inline runner and the
+ * pool, in this process; prints each round's throughput ratio (check on ÷ check off; target ≥ 0.8).
  */
 import { spawn } from 'node:child_process';
-import { createReadStream, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { availableParallelism, cpus } from 'node:os';
 import { Writable } from 'node:stream';
@@ -24,6 +29,7 @@ import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify';
 import { benchArgs } from './support/args.ts';
 import { writeRandomFile } from './support/random-file.ts';
+import { writeShadowFile } from './support/shadow-file.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const TMP = `${ROOT}.bench-tmp`;
@@ -46,6 +52,8 @@ const devNull = () =>
 
 interface Timing {
   seconds: number;
+  /** CPU time of this process (all its threads) over the run, for in-process runs. */
+  cpuSeconds?: number;
   maxRssMb?: number;
   outBytes?: number;
 }
@@ -56,8 +64,8 @@ async function passThrough(path: string): Promise<Timing> {
   return { seconds: (performance.now() - t) / 1000 };
 }
 
-/** Runs the pipeline in this process on the given runner kind. */
-async function inProcess(path: string, kind: 'inline' | 'pool'): Promise<Timing> {
+/** Runs the pipeline in this process on the given runner kind (output discarded, or written to `outPath`). */
+async function inProcess(path: string, kind: 'inline' | 'pool', outPath?: string): Promise<Timing> {
   const { runBulk } = await import('../src/bulk/pipeline.ts');
   const { createInlineRunner } = await import('../src/bulk/runners/inline.ts');
   const { createPoolRunner } = await import('../src/bulk/runners/pool.ts');
@@ -72,17 +80,19 @@ async function inProcess(path: string, kind: 'inline' | 'pool'): Promise<Timing>
     runner = pool;
   }
   const t = performance.now();
+  const cpu = process.cpuUsage();
   await runBulk({
     input: createReadStream(path, { highWaterMark: 256 * 1024 }),
-    output: devNull(),
+    output: outPath === undefined ? devNull() : createWriteStream(outPath),
     format: 'csv',
     runner,
     config,
     recycleOutput: true,
   });
   const seconds = (performance.now() - t) / 1000;
+  const used = process.cpuUsage(cpu);
   await runner.close();
-  return { seconds };
+  return { seconds, cpuSeconds: (used.user + used.system) / 1e6 };
 }
 
 /** How the child processes (server, CLI) are started: source (.ts) or the build (dist/*.js), and node flags. */
@@ -204,6 +214,47 @@ async function scaling(sizes: string, setup: ChildSetup): Promise<void> {
   }
 }
 
+/** The shadow check's cost: the same students with and without sis_* columns, alternating rounds per runner. */
+async function shadowCheck(n: number, rounds: number): Promise<void> {
+  const plain = await generate(n);
+  const withSis = `${TMP}/bulk-${n}-sis.csv`;
+  if (!existsSync(withSis)) {
+    const expected = `${plain}.expected.csv`;
+    await inProcess(plain, 'inline', expected);
+    await writeShadowFile(plain, expected, withSis);
+    rmSync(expected, { force: true });
+  }
+  console.log(
+    `\nshadow check: ${fmt(n)} students, check off (${(statSync(plain).size / 1e6).toFixed(1)} MB) vs every student ` +
+      `with sis_* columns, 10% mismatching, unexplained (${(statSync(withSis).size / 1e6).toFixed(1)} MB); ` +
+      `alternating rounds in this process`,
+  );
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  for (const kind of ['inline', 'pool'] as const) {
+    // Warm-up (not measured): the first run of each file pays for compiling the code it takes.
+    await inProcess(plain, kind);
+    await inProcess(withSis, kind);
+    const wall: number[] = [];
+    const cpu: number[] = [];
+    for (let round = 1; round <= rounds; round++) {
+      const off = await inProcess(plain, kind);
+      const on = await inProcess(withSis, kind);
+      wall.push(off.seconds / on.seconds);
+      cpu.push(off.cpuSeconds! / on.cpuSeconds!);
+      console.log(
+        `  ${kind.padEnd(6)} round ${round}: check off ${fmt(n / off.seconds).padStart(7)} students/s ` +
+          `(${fmt(n / off.cpuSeconds!)} per CPU-second), check on ${fmt(n / on.seconds).padStart(7)} students/s ` +
+          `(${fmt(n / on.cpuSeconds!)} per CPU-second): ratio ${wall.at(-1)!.toFixed(2)} wall, ` +
+          `${cpu.at(-1)!.toFixed(2)} CPU`,
+      );
+    }
+    console.log(
+      `  ${kind.padEnd(6)} median ratio ${median(wall).toFixed(2)} wall-clock, ${median(cpu).toFixed(2)} CPU time ` +
+        '(target ≥ 0.8; on a busy machine the CPU-time ratio is the steadier figure)',
+    );
+  }
+}
+
 async function benchmark(): Promise<void> {
   const values = benchArgs('npm run bench:bulk --', {
     students: { type: 'number', default: 200_000, help: 'students in the file of the main comparison' },
@@ -220,6 +271,13 @@ async function benchmark(): Promise<void> {
       default: '',
       help: "node flags of the child processes ('--max-semi-space-size=4')",
     },
+    'shadow-rounds': {
+      type: 'number',
+      default: 3,
+      min: 0,
+      help: 'alternating rounds of the shadow-check comparison per runner (0 skips it)',
+    },
+    'only-shadow': { type: 'boolean', default: false, help: 'run only the shadow-check comparison' },
     generate: {
       type: 'number',
       default: 0,
@@ -237,6 +295,10 @@ async function benchmark(): Promise<void> {
   };
   if (setup.dist && !existsSync(entry(setup, 'server'))) throw new Error('--dist: run `npm run build` first');
   const n = values.students;
+  if (values['only-shadow']) {
+    await shadowCheck(n, Math.max(1, values['shadow-rounds']));
+    return;
+  }
   if (values['only-sizes']) {
     await scaling(values.sizes, setup);
     return;
@@ -271,6 +333,7 @@ async function benchmark(): Promise<void> {
   line('sor bulk (CLI)', c, `  peak RSS ${fmt(c.maxRssMb!)} MB`);
 
   if (!values['skip-sizes']) await scaling(values.sizes, setup);
+  if (values['shadow-rounds'] > 0) await shadowCheck(n, values['shadow-rounds']);
   console.log(
     '\ntargets (2 cores): ratio ≥ 0.5; 1M students ≤ 45 s; peak RSS ≤ 256 MB at 1M and flat from 100k; pool ≥ 1.6x inline',
   );

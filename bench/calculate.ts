@@ -96,7 +96,7 @@ for (const [name, scenario] of scenarios) {
 console.log('\nworksheet trace (ratio to calculate() without a recorder, same scenario):');
 let sink = 0;
 const ignore = (i: CalculationInput) =>
-  calculate(i, undefined, () => {
+  calculate(i, undefined, undefined, () => {
     sink++;
   });
 const traced = (i: CalculationInput) => calculateWithTrace(i);

@@ -21,7 +21,8 @@ import { JOB_ID_PATTERN } from '../jobs/job-id.ts';
 import { ExtendedErrorSchema } from '../schema/response.ts';
 import { callerOf } from './auth.ts';
 import { sendError } from './error-envelope.ts';
-import { JOBS_PATH, JobSchema, jobView } from './jobs-route.ts';
+import { JOBS_PATH, jobView } from './jobs-route.ts';
+import { JobSchema } from './openapi/jobs-paths.ts';
 
 function storeError(err: unknown): unknown {
   return err instanceof AppError ? err : appError('JOB_STORE_UNAVAILABLE', {}, { cause: err });

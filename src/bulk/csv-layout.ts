@@ -49,8 +49,18 @@ export const STUDENT_COLUMNS = [
   'award_year',
 ] as const;
 
+/** The shadow check's columns (src/bulk/shadow-check.ts): a school system's own figures, never part of the request. */
+export const SIS_STUDENT_COLUMNS = ['sis_reduced_annual_pct', 'sis_option'] as const;
+export const SIS_TERM_COLUMNS = ['sis_sub', 'sis_unsub', 'sis_grad_plus'] as const;
+
 /** Every column a v1 input file may have, in the documented order. */
-export const INPUT_COLUMNS = ['student_id', ...TERM_COLUMNS, ...STUDENT_COLUMNS] as const;
+export const INPUT_COLUMNS = [
+  'student_id',
+  ...TERM_COLUMNS,
+  ...STUDENT_COLUMNS,
+  ...SIS_STUDENT_COLUMNS,
+  ...SIS_TERM_COLUMNS,
+] as const;
 export type InputColumn = (typeof INPUT_COLUMNS)[number];
 type StudentColumn = (typeof STUDENT_COLUMNS)[number];
 

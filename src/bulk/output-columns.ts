@@ -7,8 +7,10 @@
  * Levels:
  *  - `row`: the row's outcome, filled on ok rows and error rows alike (status, error code, field, message);
  *  - `student`: read from the student's CalculationResult, the same on every row of the student;
- *  - `term`: read from the row's TermResult (row i of a student is its term i).
- * On an error row the student and term columns are empty.
+ *  - `term`: read from the row's TermResult (row i of a student is its term i);
+ *  - `check`: read from the student's shadow check (src/bulk/shadow-check.ts), the same on every row of the
+ *    student. These columns are written only when the file's header has a sis_* column, after all the others.
+ * On an error row the student, term and check columns are empty.
  *
  * A value is written by its type (output-csv.ts `formatCell`): a number as JavaScript prints it, a boolean as
  * `true`/`false`, null as an empty cell, a string as a text cell (quoted when needed, formula-protected).
@@ -16,6 +18,7 @@
  * A new column is one entry below, at the place it takes in the file.
  */
 import type { CalculationResult, TermResult } from '../domain/types.ts';
+import type { ShadowCheck } from './shadow-check.ts';
 
 /** A cell's value before it is written. */
 export type CellValue = string | number | boolean | null;
@@ -42,7 +45,11 @@ export interface TermColumn<N extends string = string> extends ColumnBase<N> {
   readonly level: 'term';
   readonly read: (term: TermResult) => CellValue;
 }
-export type OutputColumn<N extends string = string> = RowColumn<N> | StudentColumn<N> | TermColumn<N>;
+export interface CheckColumn<N extends string = string> extends ColumnBase<N> {
+  readonly level: 'check';
+  readonly read: (check: ShadowCheck) => CellValue;
+}
+export type OutputColumn<N extends string = string> = RowColumn<N> | StudentColumn<N> | TermColumn<N> | CheckColumn<N>;
 
 const row = <N extends string>(name: N, read: RowColumn['read'], note?: string): RowColumn<N> => ({
   name,
@@ -61,6 +68,13 @@ const term = <N extends string>(name: N, read: TermColumn['read'], note?: string
   level: 'term',
   read,
   ...(note === undefined ? {} : { note }),
+});
+
+const check = <N extends string>(name: N, read: CheckColumn['read'], note: string): CheckColumn<N> => ({
+  name,
+  level: 'check',
+  read,
+  note,
 });
 
 const errorPart = (o: RowOutcome, part: 'code' | 'field' | 'message'): string => (o.status === 'ok' ? '' : o[part]);
@@ -94,12 +108,33 @@ export const OUTPUT_COLUMNS = [
   term('adjustment_explanation', (t) => t.adjustment_explanation),
   term('final_term_overdisbursement', (t) => t.final_term_overdisbursement),
   term('term_warning', (t) => t.warning),
+  check('check_status', (c) => c.status, 'match | mismatch | not_checked; only when the file has sis_* columns'),
+  check('check_detail', (c) => c.detail, 'each differing field, school ≠ rules; only with sis_* columns'),
+  check(
+    'check_reason',
+    (c) => c.reason,
+    'the first reason that reproduces the school’s figures; only with sis_* columns',
+  ),
 ] as const satisfies readonly OutputColumn[];
 
-export type ResultColumn = (typeof OUTPUT_COLUMNS)[number]['name'];
+type AnyColumn = (typeof OUTPUT_COLUMNS)[number];
+/** The columns every output has (all but the check columns), in output order. */
+export type ResultOutputColumn = Exclude<AnyColumn, { level: 'check' }>;
+export const RESULT_OUTPUT_COLUMNS: readonly ResultOutputColumn[] = OUTPUT_COLUMNS.filter(
+  (c): c is ResultOutputColumn => c.level !== 'check',
+);
+/** The shadow check's columns, written after the others when the file has sis_* columns. */
+export const CHECK_OUTPUT_COLUMNS: readonly CheckColumn[] = OUTPUT_COLUMNS.filter(
+  (c): c is Extract<AnyColumn, { level: 'check' }> => c.level === 'check',
+);
 
-/** The result columns' names, in output order. */
-export const RESULT_COLUMNS: readonly ResultColumn[] = OUTPUT_COLUMNS.map((c) => c.name);
+export type ResultColumn = ResultOutputColumn['name'];
+
+/** The result columns' names, in output order (every file). */
+export const RESULT_COLUMNS: readonly ResultColumn[] = RESULT_OUTPUT_COLUMNS.map((c) => c.name);
+
+/** The check columns' names (files with sis_* columns). */
+export const CHECK_COLUMNS: readonly string[] = CHECK_OUTPUT_COLUMNS.map((c) => c.name);
 
 /** `name` or `name (note)`: how the OpenAPI description lists a column. */
 export function describeColumn(column: OutputColumn): string {

@@ -9,7 +9,15 @@
  */
 import type { CalculationResult, TermResult } from '../domain/types.ts';
 import type { CsvLayout } from './csv-layout.ts';
-import { OUTPUT_COLUMNS, RESULT_COLUMNS, type CellValue, type RowOutcome } from './output-columns.ts';
+import {
+  CHECK_COLUMNS,
+  CHECK_OUTPUT_COLUMNS,
+  RESULT_OUTPUT_COLUMNS as OUTPUT_COLUMNS,
+  RESULT_COLUMNS,
+  type CellValue,
+  type RowOutcome,
+} from './output-columns.ts';
+import { hasSisColumns, type ShadowCheck } from './shadow-check.ts';
 
 const NEEDS_QUOTES = /[",\r\n]/;
 const PLAIN_NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
@@ -39,7 +47,8 @@ export function textCell(value: string): string {
  */
 export function outputHeaderLine(layout: CsvLayout): string {
   const inputs = layout.outputNames?.map(textCell) ?? layout.columns;
-  return `${[...inputs, ...RESULT_COLUMNS].join(',')}\n`;
+  const check = hasSisColumns(layout) ? CHECK_COLUMNS : [];
+  return `${[...inputs, ...RESULT_COLUMNS, ...check].join(',')}\n`;
 }
 
 /**
@@ -51,6 +60,16 @@ export function formatCell(value: CellValue): string {
   if (typeof value === 'string') return textCell(value);
   if (value === null) return '';
   return value ? 'true' : 'false';
+}
+
+/**
+ * The check columns' cells, each preceded by a comma (appended to a row of a file with sis_* columns): the
+ * student's check, or empty cells (error rows) when `check` is null.
+ */
+export function checkCellsText(check: ShadowCheck | null): string {
+  let out = '';
+  for (const column of CHECK_OUTPUT_COLUMNS) out += `,${check === null ? '' : formatCell(column.read(check))}`;
+  return out;
 }
 
 /** The echoed input cells of a row, padded or cut to the header's width, each followed by a comma. */
@@ -99,8 +118,9 @@ export function errorRowLine(
   field: string,
   message: string,
   raw?: string,
+  checkCells = '',
 ): string {
-  return `${echoRow(cells, width, raw)}${errorResultCells({ status: 'error', code, field, message })}\n`;
+  return `${echoRow(cells, width, raw)}${errorResultCells({ status: 'error', code, field, message })}${checkCells}\n`;
 }
 
 const OK: RowOutcome = { status: 'ok' };
@@ -119,13 +139,18 @@ export function studentResultCells(result: CalculationResult): readonly string[]
   );
 }
 
-/** One ok row (`raw`: the line `cells` were split from, if any): the input echoed, then the result columns — the student's shared cells (studentResultCells) and the term's own. */
+/**
+ * One ok row (`raw`: the line `cells` were split from, if any): the input echoed, then the result columns — the
+ * student's shared cells (studentResultCells) and the term's own — then `checkCells` (checkCellsText) when the file
+ * has sis_* columns.
+ */
 export function okRowLine(
   cells: readonly string[],
   width: number,
   studentCells: readonly string[],
   term: TermResult,
   raw?: string,
+  checkCells = '',
 ): string {
   let out = echoRow(cells, width, raw);
   for (let i = 0; i < OUTPUT_COLUMNS.length; i++) {
@@ -133,5 +158,5 @@ export function okRowLine(
     if (i > 0) out += ',';
     out += column.level === 'term' ? formatCell(column.read(term)) : studentCells[i]!;
   }
-  return `${out}\n`;
+  return `${out}${checkCells}\n`;
 }

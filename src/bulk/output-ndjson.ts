@@ -6,13 +6,20 @@
 import { AppError, appError, errorEnvelope, type FieldError, type WireEnvelope } from '../errors.ts';
 import { counted } from '../error-template.ts';
 import type { CalculationResult } from '../domain/types.ts';
+import type { ShadowCheck } from './shadow-check.ts';
 
-export function okNdjsonLine(studentId: string, result: CalculationResult): string {
-  return `{"student_id":${JSON.stringify(studentId)},"error":null,"result":${JSON.stringify(result)}}\n`;
+/**
+ * With `check` (files with sis_* columns) the BulkResult ends with `"check":{status, detail, reason}`; on an error
+ * line with `withCheck`, `"check":null` (students with errors are not checked).
+ */
+export function okNdjsonLine(studentId: string, result: CalculationResult, check?: ShadowCheck): string {
+  const tail = check === undefined ? '' : `,"check":${JSON.stringify(check)}`;
+  return `{"student_id":${JSON.stringify(studentId)},"error":null,"result":${JSON.stringify(result)}${tail}}\n`;
 }
 
-export function errorNdjsonLine(studentId: string, envelope: WireEnvelope): string {
-  return `{"student_id":${JSON.stringify(studentId)},"error":${JSON.stringify(envelope)},"result":null}\n`;
+export function errorNdjsonLine(studentId: string, envelope: WireEnvelope, withCheck = false): string {
+  const tail = withCheck ? ',"check":null' : '';
+  return `{"student_id":${JSON.stringify(studentId)},"error":${JSON.stringify(envelope)},"result":null${tail}}\n`;
 }
 
 /** The envelope of a student whose rows have errors; `fieldErrors` name CSV columns ('row' for a whole row). */

@@ -4,7 +4,7 @@
  *   input bytes → text (the declared charset, bulk-reader.ts) → CsvRecordReader (its delimiter) → header check
  *     → record shape (unnamed columns) → StudentGrouper → ChunkBuilder (N students)
  *     → runner.run (inline | piscina pool | queue; at most BULK_MAX_INFLIGHT_CHUNKS in flight)
- *     → ReorderBuffer (chunk index) → output.write (awaiting 'drain')
+ *     → ReorderBuffer (chunk index) → output.write (awaiting 'drain'): the chunk scheduler, chunk-scheduler.ts
  *
  * Backpressure end to end: a slow client fills the output, the writer awaits 'drain', chunks stay in flight,
  * `submit` waits for a free slot, the loop stops pulling input, and the input stream (the request socket) pauses.
@@ -28,12 +28,15 @@ import { recordCells, type CsvRecord } from './csv-record.ts';
 import { readHeader, type CsvLayout } from './csv-layout.ts';
 import { ChunkBuilder, type BulkFormat } from './chunk-payload.ts';
 import { StudentGrouper } from './group-students.ts';
-import { ReorderBuffer } from './reorder-buffer.ts';
 import { newRunId } from './run-id.ts';
 import { outputHeaderLine } from './output-csv.ts';
-import { failedChunkOutcome } from './process-chunk.ts';
+import { hasSisColumns } from './shadow-check.ts';
+import { CheckTally } from './shadow-summary.ts';
+import { ChunkScheduler, type BulkProgress } from './chunk-scheduler.ts';
+import { abortReason, endOutput, writeText } from './output-writes.ts';
 
 export type { BulkFormat } from './chunk-payload.ts';
+export type { BulkProgress } from './chunk-scheduler.ts';
 
 /**
  * A chunk is also cut by size: a student that would take it past this many characters of cells starts the next
@@ -41,25 +44,11 @@ export type { BulkFormat } from './chunk-payload.ts';
  */
 export const MAX_CHUNK_CHARS = 4 * 1024 * 1024;
 
-/** Message of the error rows of a chunk that could not be run (shown to the client: no internals). */
-export const FAILED_CHUNK_MESSAGE =
-  'not calculated: this group of students could not be processed (the calculation worker failed); resubmit these students';
-
 export interface RunnerChoice {
   /** Files with at most `BULK_SYNC_MAX_ROWS` data rows. */
   small: ChunkRunner;
   /** Larger files. */
   large: ChunkRunner;
-}
-
-export interface BulkProgress {
-  /** Input bytes read so far. */
-  bytes: number;
-  /** Output rows written so far (one per input data row; NDJSON: rows of the students written). */
-  rows: number;
-  errorRows: number;
-  students: number;
-  chunks: number;
 }
 
 export interface BulkSummary extends BulkProgress {
@@ -112,205 +101,8 @@ export function outcomeText(outcome: ChunkOutcome): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
-/** Runs a callback from a stream callback: a throw there would crash the process, so it is swallowed. */
-function safely(fn: () => void): void {
-  try {
-    fn();
-  } catch {
-    // releasing a buffer for reuse is an optimisation; failing to is harmless
-  }
-}
-
 function isRunner(value: ChunkRunner | RunnerChoice): value is ChunkRunner {
   return typeof (value as ChunkRunner).run === 'function';
-}
-
-class OutputClosedError extends Error {
-  constructor() {
-    super('the output was closed before the bulk response was complete');
-    this.name = 'OutputClosedError';
-  }
-}
-
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
-}
-
-/** Resolves on 'drain'; rejects when the output closes or fails first, or the signal aborts. */
-function waitDrain(output: Writable, signal: AbortSignal | undefined): Promise<void> {
-  // Already over (a write can close the output synchronously, e.g. a client gone): no event will come.
-  if (signal?.aborted) return Promise.reject(abortReason(signal));
-  if (output.destroyed || output.closed) return Promise.reject(new OutputClosedError());
-  if (!output.writableNeedDrain) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const cleanup = () => {
-      output.off('drain', onDrain);
-      output.off('close', onClose);
-      output.off('error', onError);
-      signal?.removeEventListener('abort', onAbort);
-    };
-    const onDrain = () => {
-      cleanup();
-      resolve();
-    };
-    const onClose = () => {
-      cleanup();
-      reject(new OutputClosedError());
-    };
-    const onError = (err: Error) => {
-      cleanup();
-      reject(err);
-    };
-    const onAbort = () => {
-      cleanup();
-      reject(abortReason(signal!));
-    };
-    output.on('drain', onDrain);
-    output.on('close', onClose);
-    output.on('error', onError);
-    signal?.addEventListener('abort', onAbort);
-  });
-}
-
-/**
- * Runs chunks with at most `maxInflight` of them between submission and the end of their write, and writes
- * their outputs in index order.
- */
-interface SchedulerOptions {
-  runner: ChunkRunner;
-  output: Writable;
-  maxInflight: number;
-  signal: AbortSignal | undefined;
-  onProgress: ((p: BulkProgress) => void) | undefined;
-  onChunkError: ((error: unknown, index: number) => void) | undefined;
-  recycleOutput: boolean;
-  /** The run's identity, carried by each chunk (ChunkTask.runId). */
-  runId: string;
-}
-
-class ChunkScheduler {
-  private inflight = 0;
-  private nextIndex = 0;
-  private readonly reorder = new ReorderBuffer<ChunkOutcome & { release?(): void }>();
-  private writing = false;
-  private waiters: (() => void)[] = [];
-  private failure: { error: unknown } | undefined;
-  private readonly opts: SchedulerOptions;
-  readonly progress: BulkProgress;
-
-  constructor(opts: SchedulerOptions, progress: BulkProgress) {
-    this.opts = opts;
-    this.progress = progress;
-    const { signal } = opts;
-    if (signal !== undefined) signal.addEventListener('abort', () => this.fail(abortReason(signal)), { once: true });
-  }
-
-  private fail(error: unknown): void {
-    this.failure ??= { error };
-    this.wake();
-  }
-
-  private wake(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const w of waiters) w();
-  }
-
-  private throwIfFailed(): void {
-    if (this.failure !== undefined) throw this.failure.error;
-  }
-
-  /** Waits for a free slot, then starts the chunk. Throws once the pipeline has failed. */
-  async submit(payload: string, rows: number, students: number): Promise<void> {
-    while (this.inflight >= this.opts.maxInflight && this.failure === undefined) {
-      await new Promise<void>((resolve) => this.waiters.push(resolve));
-    }
-    this.throwIfFailed();
-    const index = this.nextIndex++;
-    this.inflight++;
-    let run: Promise<ChunkOutcome & { release?(): void }>;
-    try {
-      run = this.opts.runner.run({ index, payload, runId: this.opts.runId });
-    } catch (error) {
-      run = Promise.reject(error);
-    }
-    run
-      .then((out) => {
-        if (out.rows !== rows || out.students !== students) {
-          throw new Error(
-            `runner returned ${out.rows} rows / ${out.students} students for chunk ${index} (expected ${rows} / ${students})`,
-          );
-        }
-        return out;
-      })
-      .catch((error: unknown) => {
-        this.opts.onChunkError?.(error, index);
-        return failedChunkOutcome(payload, FAILED_CHUNK_MESSAGE);
-      })
-      .then(
-        (out) => {
-          this.reorder.put(index, out);
-          void this.pump();
-        },
-        (error: unknown) => this.fail(error),
-      );
-  }
-
-  /** Writes every chunk that is next in order, awaiting 'drain' between writes. */
-  private async pump(): Promise<void> {
-    if (this.writing) return;
-    this.writing = true;
-    try {
-      for (let out = this.reorder.take(); out !== undefined; out = this.reorder.take()) {
-        if (this.failure !== undefined) return;
-        const { output } = this.opts;
-        if (output.destroyed || output.writableEnded) throw new OutputClosedError();
-        const data = out.bytes ?? out.text;
-        const release = this.opts.recycleOutput ? out.release : undefined;
-        const ok =
-          data.length === 0 ||
-          (release === undefined ? output.write(data) : output.write(data, () => safely(() => release.call(out))));
-        if (!ok) await waitDrain(output, this.opts.signal);
-        const p = this.progress;
-        p.rows += out.rows;
-        p.errorRows += out.errorRows;
-        p.students += out.students;
-        p.chunks++;
-        this.inflight--;
-        this.wake();
-        this.opts.onProgress?.({ ...p });
-      }
-    } catch (error) {
-      this.fail(error);
-    } finally {
-      this.writing = false;
-    }
-  }
-
-  /** Resolves when every submitted chunk has been written; rejects if the pipeline failed. */
-  async finish(): Promise<void> {
-    while (this.inflight > 0 && this.failure === undefined) {
-      await new Promise<void>((resolve) => this.waiters.push(resolve));
-    }
-    this.throwIfFailed();
-  }
-}
-
-async function writeText(output: Writable, text: string, signal: AbortSignal | undefined): Promise<void> {
-  if (output.destroyed || output.writableEnded) throw new OutputClosedError();
-  if (!output.write(text)) await waitDrain(output, signal);
-}
-
-async function endOutput(output: Writable): Promise<void> {
-  if (output.writableFinished) return;
-  await new Promise<void>((resolve, reject) => {
-    const onError = (err: Error) => reject(err);
-    output.once('error', onError);
-    output.end(() => {
-      output.off('error', onError);
-      resolve();
-    });
-  });
 }
 
 /**
@@ -365,6 +157,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
       config.BULK_MAX_STUDENT_CHARS ?? DEFAULT_BULK_TEXT_LIMITS.BULK_MAX_STUDENT_CHARS,
     );
     grouper.nonContiguous = options.nonContiguous;
+    const tally = hasSisColumns(l) ? new CheckTally(format, l) : undefined;
     scheduler = new ChunkScheduler(
       {
         runner: chosen,
@@ -375,9 +168,11 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
         onChunkError: options.onChunkError,
         recycleOutput: options.recycleOutput === true,
         runId: newRunId(),
+        checks: tally,
       },
       progress,
     );
+    if (tally !== undefined) progress.checks = tally.summary();
     options.onStart?.(chosen);
     if (format === 'csv') await writeText(output, (dialect.bom ? '\ufeff' : '') + outputHeaderLine(l), signal);
   };

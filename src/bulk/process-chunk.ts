@@ -14,12 +14,16 @@ import type { CalculationResult } from '../domain/types.ts';
 import type { ChunkOutcome } from './runner.ts';
 import { decodePayload, type ChunkPayload, type PayloadStudent } from './chunk-payload.ts';
 import { readHeader, validateStudentRows, type CsvLayout, type RowFieldError } from './csv-layout.ts';
-import { errorRowLine, okRowLine, studentResultCells } from './output-csv.ts';
+import { checkCellsText, errorRowLine, okRowLine, studentResultCells } from './output-csv.ts';
+import { hasSisColumns, readSisFigures, shadowCheck, type ShadowCheck } from './shadow-check.ts';
+import { countCheck, emptyCheckSummary } from './shadow-summary.ts';
 import { errorNdjsonLine, okNdjsonLine, studentErrorEnvelope, studentInternalEnvelope } from './output-ndjson.ts';
 
 type ErrorCode = 'validation_error' | 'internal_error';
 
-type Verdict = { ok: true; result: CalculationResult } | { ok: false; code: ErrorCode; errors: RowFieldError[] };
+type Verdict =
+  | { ok: true; result: CalculationResult; check?: ShadowCheck }
+  | { ok: false; code: ErrorCode; errors: RowFieldError[] };
 
 const INTERNAL_ROW_MESSAGE = 'An internal error occurred while calculating this student; resubmit it.';
 
@@ -37,7 +41,8 @@ function layoutFor(header: string[]): CsvLayout {
   return cachedLayout;
 }
 
-function judge(student: PayloadStudent, layout: CsvLayout): Verdict {
+/** `sis`: the file has sis_* columns, so the student's figures are read and checked (src/bulk/shadow-check.ts). */
+function judge(student: PayloadStudent, layout: CsvLayout, sis: boolean): Verdict {
   const errors: RowFieldError[] = [];
   if (student.x !== undefined) {
     for (let r = 0; r < student.l.length; r++) errors.push({ row: r, field: student.x.f, message: student.x.m });
@@ -59,9 +64,16 @@ function judge(student: PayloadStudent, layout: CsvLayout): Verdict {
   if (errors.length > 0) return { ok: false, code: 'validation_error', errors };
 
   const validation = validateStudentRows(student.c, student.l, layout);
-  if (!validation.ok) return { ok: false, code: 'validation_error', errors: validation.errors };
+  const school = sis ? readSisFigures(student.c, student.l, layout) : undefined;
+  if (!validation.ok || (school !== undefined && school.errors.length > 0)) {
+    const all = validation.ok ? [] : validation.errors;
+    if (school !== undefined) all.push(...school.errors);
+    return { ok: false, code: 'validation_error', errors: all };
+  }
   try {
-    return { ok: true, result: calculate(validation.input) };
+    const result = calculate(validation.input);
+    if (school === undefined) return { ok: true, result };
+    return { ok: true, result, check: shadowCheck(validation.input, result, school.figures) };
   } catch {
     // A defect, not a data problem: the student becomes error rows instead of failing the chunk.
     return { ok: false, code: 'internal_error', errors: [{ row: 0, field: '', message: INTERNAL_ROW_MESSAGE }] };
@@ -148,6 +160,9 @@ class Output {
 function run(payload: ChunkPayload, failure: string | undefined, bytes: boolean, initial?: ArrayBuffer): ChunkOutcome {
   const layout = layoutFor(payload.h);
   const width = layout.width;
+  const sis = hasSisColumns(layout);
+  const noCheck = sis ? checkCellsText(null) : '';
+  const checks = sis ? emptyCheckSummary() : undefined;
   const out = new Output(bytes, initial);
   let rows = 0;
   let errorRows = 0;
@@ -156,22 +171,24 @@ function run(payload: ChunkPayload, failure: string | undefined, bytes: boolean,
     rows += n;
     const verdict: Verdict =
       failure === undefined
-        ? judge(student, layout)
+        ? judge(student, layout, sis)
         : { ok: false, code: 'internal_error', errors: [{ row: 0, field: '', message: failure }] };
+    if (checks !== undefined && verdict.ok && verdict.check !== undefined) countCheck(checks, verdict.check);
     if (payload.f === 'ndjson') {
       const id = studentIdOf(student, layout);
       if (verdict.ok) {
-        out.add(okNdjsonLine(id, verdict.result));
+        out.add(okNdjsonLine(id, verdict.result, verdict.check));
       } else {
         errorRows += n;
-        out.add(errorNdjsonLine(id, studentEnvelope(student, verdict.code, verdict.errors)));
+        out.add(errorNdjsonLine(id, studentEnvelope(student, verdict.code, verdict.errors), sis));
       }
       continue;
     }
     if (verdict.ok) {
       const shared = studentResultCells(verdict.result);
+      const checkCells = verdict.check === undefined ? '' : checkCellsText(verdict.check);
       for (let r = 0; r < n; r++) {
-        out.add(okRowLine(student.c[r]!, width, shared, verdict.result.terms[r]!, student.r?.[r]));
+        out.add(okRowLine(student.c[r]!, width, shared, verdict.result.terms[r]!, student.r?.[r], checkCells));
       }
     } else {
       errorRows += n;
@@ -181,12 +198,22 @@ function run(payload: ChunkPayload, failure: string | undefined, bytes: boolean,
           : student.l.map(() => ({ field: '', message: failure }));
       for (let r = 0; r < n; r++) {
         out.add(
-          errorRowLine(student.c[r]!, width, verdict.code, columns[r]!.field, columns[r]!.message, student.r?.[r]),
+          errorRowLine(
+            student.c[r]!,
+            width,
+            verdict.code,
+            columns[r]!.field,
+            columns[r]!.message,
+            student.r?.[r],
+            noCheck,
+          ),
         );
       }
     }
   }
-  return { ...out.finish(), rows, errorRows, students: payload.s.length };
+  const outcome: ChunkOutcome = { ...out.finish(), rows, errorRows, students: payload.s.length };
+  if (checks !== undefined) outcome.checks = checks;
+  return outcome;
 }
 
 export interface ProcessOptions {

@@ -7,6 +7,8 @@
  * only by src/bulk (see process-chunk.ts). Runners treat it as opaque bytes.
  */
 
+import type { CheckSummary } from './shadow-summary.ts';
+
 export type RunnerKind = 'inline' | 'pool' | 'queue';
 
 export interface ChunkTask {
@@ -38,6 +40,11 @@ export interface ChunkOutcome {
   /** Rows whose row_status is error. */
   errorRows: number;
   students: number;
+  /**
+   * Files with sis_* columns: the chunk's shadow-check counts (src/bulk/shadow-summary.ts), added up on the
+   * pipeline's thread. An outcome without them (a chunk that could not be run) is counted from its output.
+   */
+  checks?: CheckSummary;
 }
 
 export interface ChunkOutput extends ChunkOutcome {

@@ -16,6 +16,7 @@ import { createSpoolFile, ensureSpoolDir, removeSpoolFile } from '../jobs/spool.
 import { remoteBulkCommand } from './remote.ts';
 import { EXIT_FAILURE, EXIT_OK, EXIT_ROW_ERRORS } from './exit-codes.ts';
 import { ProgressReporter, formatInt } from './progress.ts';
+import { formatCheckSummary, hasMismatch } from './check-summary.ts';
 import { UsageError, describeError, type CliIo } from './io.ts';
 import { DIALECT_OPTIONS, dialectFromArgs } from './dialect-options.ts';
 import { BULK_USAGE } from './usage.ts';
@@ -189,7 +190,8 @@ export async function bulkCommand(args: string[], io: CliIo): Promise<number> {
           ? 'all rows ok\n'
           : `${formatInt(summary.errorRows)} error rows (row_status=error; see error_field and error_message)\n`),
     );
-    return summary.errorRows === 0 ? EXIT_OK : EXIT_ROW_ERRORS;
+    if (summary.checks !== undefined) io.stderr.write(formatCheckSummary(summary.checks));
+    return summary.errorRows === 0 && !hasMismatch(summary.checks) ? EXIT_OK : EXIT_ROW_ERRORS;
   } catch (err) {
     progress.finish();
     if (tmpPath !== undefined) {

@@ -46,7 +46,8 @@ const USAGE = `Usage:
   sor --version
       Prints the version.
 
-Exit status: 0 all rows ok, 2 some rows are errors (or the request is invalid), 1 failure.
+Exit status: 0 all rows ok, 2 some rows are errors (or the request is invalid, or a sis_* shadow check found a
+mismatch), 1 failure.
 `;
 
 /** Runs the CLI; resolves with the exit status. */

@@ -18,6 +18,8 @@ import { formatInt } from './progress.ts';
 import { createGzip } from 'node:zlib';
 import type { CsvDialect } from '../bulk/csv-dialect.ts';
 import { dialectQuery } from './dialect-options.ts';
+import type { CheckSummary } from '../bulk/shadow-summary.ts';
+import { formatCheckSummary, hasMismatch } from './check-summary.ts';
 
 export const POLL_MS = 500;
 
@@ -46,6 +48,8 @@ interface JobView {
   id: string;
   status: 'queued' | 'running' | 'completed' | 'failed';
   progress: { students_done: number; students_total: number | null; rows_done?: number; error_rows?: number };
+  /** Present when the file had sis_* columns (the shadow check). */
+  check_summary?: CheckSummary;
   error: { code: string; message: string; field_errors?: { field: string; message: string }[] } | null;
   status_url: string;
   result_url: string;
@@ -194,7 +198,8 @@ export async function remoteBulkCommand(options: RemoteBulkOptions): Promise<num
           ? 'all rows ok\n'
           : `${formatInt(errorRows)} error rows (row_status=error; see error_field and error_message)\n`),
     );
-    return errorRows === 0 ? EXIT_OK : EXIT_ROW_ERRORS;
+    if (job.check_summary !== undefined) io.stderr.write(formatCheckSummary(job.check_summary));
+    return errorRows === 0 && !hasMismatch(job.check_summary) ? EXIT_OK : EXIT_ROW_ERRORS;
   } catch (err) {
     clear();
     if (tmpPath !== undefined) {

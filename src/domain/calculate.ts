@@ -34,7 +34,9 @@ import {
   proportionalSchedule,
   readTerm,
   termAdjustments,
+  termsUnder,
 } from './recalculation.ts';
+import { type Readings, SERVICE_READINGS } from './readings.ts';
 import { termStanding } from './terms.ts';
 import type { CalculationInput, CalculationResult, DisbursementOption, TermResult } from './types.ts';
 import * as W from './warnings.ts';
@@ -65,12 +67,13 @@ function explainAdjustment(
   return W.adjustmentExplanation(changes, baseline.percent, revision.percent, annualChanges, effects);
 }
 
-function scenarioBases(start: StartingAmounts): ScenarioBases {
+function scenarioBases(start: StartingAmounts, readings: Readings): ScenarioBases {
   return {
     sub: start.sub,
     unsub: start.unsub,
     gradPlus: start.gradPlus,
     fixedPercent: start.proration === null ? null : HUNDRED,
+    readings,
   };
 }
 
@@ -152,15 +155,17 @@ export type WorkingsRecorder = (workings: CalculationWorkings) => void;
 
 /**
  * The result for one student. `table` is the statutory limit table (the shipped one by default); the row used is
- * the one of `input.award_year`. `recorder`, when given, receives the workings before the result is returned;
- * without one nothing extra is kept or built.
+ * the one of `input.award_year`. `readings` are the readings of the rules (src/domain/readings.ts): the service's
+ * by default; the shadow check computes the same student under others. `recorder`, when given, receives the
+ * workings before the result is returned; without one nothing extra is kept or built.
  */
 export function calculate(
   input: CalculationInput,
   table: LimitTable = STATUTORY_LIMIT_TABLE,
+  readings: Readings = SERVICE_READINGS,
   recorder?: WorkingsRecorder,
 ): CalculationResult {
-  const terms = input.terms.map(readTerm);
+  const terms = termsUnder(input.terms.map(readTerm), readings);
   const n = terms.length;
   if (n === 0) throw new Error('calculate: at least one term is required (validated by the schema)');
   const fullTime = terms.map((t) => t.fullTime);
@@ -172,7 +177,7 @@ export function calculate(
   const start = startFor(input, finalPeriod, revisionCredits, table);
   const warnings = start.warnings.slice();
   warnings.push(...finalPeriodWarnings(input, finalPeriod, start, annualFtCredits));
-  const bases = scenarioBases(start);
+  const bases = scenarioBases(start, readings);
 
   // §3–§6 the revision (credits(t)), and the baseline (credits_enrolled) only when some credits changed
   const payments = collectPayments(terms);
@@ -183,7 +188,9 @@ export function calculate(
   if (terms.some((t) => t.changed)) {
     const enrolledCredits = terms.map((t) => t.enrolled);
     const baselineBases =
-      finalPeriod.kind === 'prorate' ? scenarioBases(startFor(input, finalPeriod, enrolledCredits, table)) : bases;
+      finalPeriod.kind === 'prorate'
+        ? scenarioBases(startFor(input, finalPeriod, enrolledCredits, table), readings)
+        : bases;
     baseline = evaluateScenario(terms, enrolledCredits, annualFtCredits, baselineBases, payments, revision);
   }
   const adjustments = termAdjustments(terms, revision, baseline);

@@ -12,14 +12,16 @@
 
 import { type Dec, HUNDRED, ONE, ZERO, decInt, isPositive } from './decimal.ts';
 import { percentHalfUp } from './rounding.ts';
-import { splitByWeights, splitEqual } from './split.ts';
+import type { Readings } from './readings.ts';
+import { splitByWeights, splitEqual, splitLeftoverLast } from './split.ts';
 
 /** `null` weights mean the equal option. */
 export type OptionWeights = readonly Dec[] | null;
 
 /**
  * One loan type's amount per term under one option: closed terms their priors, open eligible terms their part
- * of `remaining` (when it is > 0), every other term 0. Whole dollars, never negative.
+ * of `remaining` (when it is > 0), every other term 0. Whole dollars, never negative. `remainder` is the reading
+ * of where leftover dollars go (src/domain/readings.ts); the service's is the largest remainder.
  */
 export function spreadRemaining(
   remaining: Dec,
@@ -27,6 +29,7 @@ export function spreadRemaining(
   closed: readonly boolean[],
   openEligible: readonly number[],
   weights: OptionWeights,
+  remainder: Readings['remainder'] = 'largest_remainder',
 ): Dec[] {
   const n = priors.length;
   const amounts = new Array<Dec>(n);
@@ -34,12 +37,14 @@ export function spreadRemaining(
   const k = openEligible.length;
   if (k === 0 || !isPositive(remaining)) return amounts;
   const parts =
-    weights === null
-      ? splitEqual(remaining, k)
-      : splitByWeights(
-          remaining,
-          openEligible.map((i) => weights[i]!),
-        );
+    remainder === 'last_term'
+      ? splitLeftoverLast(remaining, weights === null ? null : openEligible.map((i) => weights[i]!), k)
+      : weights === null
+        ? splitEqual(remaining, k)
+        : splitByWeights(
+            remaining,
+            openEligible.map((i) => weights[i]!),
+          );
   for (let p = 0; p < k; p++) amounts[openEligible[p]!] = parts[p]!;
   return amounts;
 }

@@ -35,9 +35,21 @@ export interface GradPlusAmount {
   annual: Dec;
 }
 
-export function sizeGradPlus(sizing: GradPlusSizing, annualSub: Dec, annualUnsub: Dec, percent: Dec): GradPlusAmount {
+/**
+ * `reduce` replaces round_half_up(base × pct ÷ 100) under another reading of the rules (src/domain/readings.ts);
+ * `annualSub`/`annualUnsub` are then the amounts that reading subtracts from the cost of attendance.
+ */
+export function sizeGradPlus(
+  sizing: GradPlusSizing,
+  annualSub: Dec,
+  annualUnsub: Dec,
+  percent: Dec,
+  reduce?: (base: Dec) => Dec,
+): GradPlusAmount {
   const gap = maxDec(ZERO, sizing.costOfAttendance.minus(annualSub).minus(annualUnsub));
   const base = sizing.ceiling === null ? gap : minDec(gap, sizing.ceiling);
-  const annual = base.isZero() ? ZERO : minDec(applyPercent(base, percent), base.floor());
+  const annual = base.isZero()
+    ? ZERO
+    : minDec(reduce === undefined ? applyPercent(base, percent) : reduce(base), base.floor());
   return { gap, base, squeezed: base.lt(gap), annual };
 }

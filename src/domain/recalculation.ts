@@ -16,6 +16,7 @@ import { type Dec, ZERO, dec, isPositive } from './decimal.ts';
 import { type OptionWeights, disbursementPercents, showBothOptions, spreadRemaining } from './distribution.ts';
 import { type GradPlusAmount, type GradPlusSizing, sizeGradPlus } from './grad-plus.ts';
 import { annualBasicEligibility, reducedAnnualPercent } from './percentage.ts';
+import { type Readings, type YearPercent, SERVICE_READINGS, reduceUnder, yearPercentUnder } from './readings.ts';
 import { roundDollars } from './rounding.ts';
 import { termStanding } from './terms.ts';
 import type { LoanType, TermInput } from './types.ts';
@@ -97,6 +98,8 @@ export interface ScenarioBases {
   gradPlus: GradPlusSizing | null;
   /** §2.3 final-period proration: the percentage is 100 (no reduction on top); null otherwise. */
   fixedPercent: Dec | null;
+  /** The readings of the rules the scenario is computed under (src/domain/readings.ts); default the service's. */
+  readings?: Readings;
 }
 
 export interface Scenario {
@@ -137,7 +140,15 @@ export function evaluateScenario(
   payments: Payments,
   reference?: Scenario,
 ): Scenario {
-  const percent = bases.fixedPercent ?? reducedAnnualPercent(credits, annualFtCredits);
+  const readings = bases.readings ?? SERVICE_READINGS;
+  let year: YearPercent | null = null;
+  let percent: Dec;
+  if (readings === SERVICE_READINGS) {
+    percent = bases.fixedPercent ?? reducedAnnualPercent(credits, annualFtCredits);
+  } else {
+    year = yearUnder(terms, credits, annualFtCredits, bases, readings);
+    percent = year.percent;
+  }
   const eligible = new Array<boolean>(terms.length);
   const openEligible: number[] = [];
   let eligibleCount = 0;
@@ -157,6 +168,8 @@ export function evaluateScenario(
     const { annual, gradPlus, remaining, equal } = reference;
     return { credits, bases, percent, annual, gradPlus, eligible, eligibleCount, openEligible, remaining, equal };
   }
+  if (year !== null)
+    return evaluateUnder(readings, year, credits, bases, payments, eligible, eligibleCount, openEligible);
   const annualSub = bases.sub.isZero() ? ZERO : annualBasicEligibility(bases.sub, percent);
   const annualUnsub = bases.unsub.isZero() ? ZERO : annualBasicEligibility(bases.unsub, percent);
   const gradPlus = bases.gradPlus === null ? null : sizeGradPlus(bases.gradPlus, annualSub, annualUnsub, percent);
@@ -171,6 +184,83 @@ export function evaluateScenario(
   return { credits, bases, percent, annual, gradPlus, eligible, eligibleCount, openEligible, remaining, equal };
 }
 
+/** The year's percentage of a scenario under readings other than the service's. */
+export function yearUnder(
+  terms: readonly TermFacts[],
+  credits: readonly Dec[],
+  annualFtCredits: Dec,
+  bases: ScenarioBases,
+  readings: Readings,
+): YearPercent {
+  if (bases.fixedPercent !== null) {
+    return { percent: bases.fixedPercent, exact: null, float: readings.arithmetic === 'binary_float' };
+  }
+  const eligible = terms.map((t, i) => termStanding(credits[i]!, t.fullTime).eligible);
+  return yearPercentUnder(credits, eligible, annualFtCredits, readings);
+}
+
+/** The reduced annual amounts (and the Grad PLUS sizing) for a year's percentage under readings. */
+export function annualsUnder(
+  bases: ScenarioBases,
+  year: YearPercent,
+  readings: Readings,
+): { annual: PerLoan<Dec>; gradPlus: GradPlusAmount | null } {
+  const reduce = (base: Dec) => reduceUnder(base, year);
+  const annualSub = reduce(bases.sub);
+  const annualUnsub = reduce(bases.unsub);
+  const before = readings.gradPlusBase === 'before_reduction';
+  const gradPlus =
+    bases.gradPlus === null
+      ? null
+      : sizeGradPlus(
+          bases.gradPlus,
+          before ? bases.sub : annualSub,
+          before ? bases.unsub : annualUnsub,
+          year.percent,
+          reduce,
+        );
+  return { annual: [annualSub, annualUnsub, gradPlus === null ? ZERO : gradPlus.annual], gradPlus };
+}
+
+/** evaluateScenario's amounts under readings other than the service's (never shared with a reference). */
+function evaluateUnder(
+  readings: Readings,
+  year: YearPercent,
+  credits: readonly Dec[],
+  bases: ScenarioBases,
+  payments: Payments,
+  eligible: boolean[],
+  eligibleCount: number,
+  openEligible: number[],
+): Scenario {
+  const { annual, gradPlus } = annualsUnder(bases, year, readings);
+  const remaining: PerLoan<Dec> = [ZERO, ZERO, ZERO];
+  const equal: PerLoan<Dec[]> = [[], [], []];
+  for (let l = 0; l < 3; l++) {
+    remaining[l] = annual[l]!.minus(payments.paid[l]!);
+    equal[l] = spreadRemaining(
+      remaining[l]!,
+      payments.priorsByLoan[l]!,
+      payments.closed,
+      openEligible,
+      null,
+      readings.remainder,
+    );
+  }
+  const percent = year.percent;
+  return { credits, bases, percent, annual, gradPlus, eligible, eligibleCount, openEligible, remaining, equal };
+}
+
+/**
+ * The terms as a reading sees them: under `closedTerms: 'recomputed'` no term is closed (payments are ignored and
+ * every term gets its share again); otherwise the terms themselves.
+ */
+export function termsUnder(terms: TermFacts[], readings: Readings): TermFacts[] {
+  if (readings.closedTerms !== 'recomputed') return terms;
+  const none: PerLoan<Dec> = [ZERO, ZERO, ZERO];
+  return terms.map((t) => ({ ...t, priors: none, closed: false }));
+}
+
 /** The proportional option of a scenario: the same remaining amounts, split by credits(t). */
 export function proportionalSchedule(scenario: Scenario, payments: Payments): PerLoan<Dec[]> {
   const weights: OptionWeights = scenario.credits;
@@ -182,6 +272,7 @@ export function proportionalSchedule(scenario: Scenario, payments: Payments): Pe
       payments.closed,
       scenario.openEligible,
       weights,
+      scenario.bases.readings?.remainder,
     );
   }
   return result;

@@ -81,3 +81,29 @@ export function splitByWeights(amount: Dec, weights: readonly Dec[]): Dec[] {
   }
   return parts;
 }
+
+/**
+ * Another reading of the split (src/domain/readings.ts `remainder: 'last_term'`): every part gets the floor of its
+ * exact share `amount × w ÷ Σw` (equal weights when `weights` is null) and the leftover dollars all go to the last
+ * part. The parts still sum exactly to the amount.
+ */
+export function splitLeftoverLast(amount: Dec, weights: readonly Dec[] | null, count: number): Dec[] {
+  assertSplittable(amount);
+  if (count < 1) throw new Error(`splitLeftoverLast: count must be ≥ 1, got ${count}`);
+  const parts = new Array<Dec>(count);
+  let assigned = ZERO;
+  if (weights === null) {
+    const share = amount.divToInt(decInt(count));
+    parts.fill(share);
+    assigned = share.times(decInt(count));
+  } else {
+    const total = sumDec(weights);
+    if (total.isZero()) throw new Error('splitLeftoverLast: the weights sum to 0');
+    for (let i = 0; i < count; i++) {
+      parts[i] = amount.times(weights[i]!).divToInt(total);
+      assigned = assigned.plus(parts[i]!);
+    }
+  }
+  parts[count - 1] = parts[count - 1]!.plus(amount.minus(assigned));
+  return parts;
+}

@@ -13,6 +13,7 @@
 import { type CalculationWorkings, calculate } from './calculate.ts';
 import { CITATIONS } from './citations.ts';
 import { type LimitTable, STATUTORY_LIMIT_TABLE } from './limits.ts';
+import { SERVICE_READINGS } from './readings.ts';
 import { LOAN_TYPES } from './recalculation.ts';
 import { annualSteps, percentageStep, startSteps } from './trace-start.ts';
 import { type StepScalar, type TraceStep, LOAN_FIELDS, figure, num } from './trace-step.ts';
@@ -153,7 +154,7 @@ export function calculateWithTrace(
   table: LimitTable = STATUTORY_LIMIT_TABLE,
 ): TracedCalculation {
   let steps: TraceStep[] | null = null;
-  const result = calculate(input, table, (workings) => {
+  const result = calculate(input, table, SERVICE_READINGS, (workings) => {
     steps = traceSteps(workings);
   });
   if (steps === null) throw new Error('calculateWithTrace: calculate() did not hand over its workings');

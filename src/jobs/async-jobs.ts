@@ -252,7 +252,8 @@ export class AsyncJobs {
       const now = Date.now();
       if (now - lastWrite >= PROGRESS_EVERY_MS) {
         lastWrite = now;
-        void this.#update(id, { students_done: students, rows_done: rows, error_rows: errorRows });
+        const checks = p.checks === undefined ? {} : { check_summary: p.checks };
+        void this.#update(id, { students_done: students, rows_done: rows, error_rows: errorRows, ...checks });
         void this.#cancelledElsewhere(id).then((yes) => yes && this.#running.get(id)?.abort.abort(CANCELLED));
       }
     };
@@ -294,6 +295,7 @@ export class AsyncJobs {
         students_total: students,
         rows_done: rows,
         error_rows: errorRows,
+        ...(summary.checks === undefined ? {} : { check_summary: summary.checks }),
       });
       metrics.jobTransitions.inc({ status: 'completed' });
       log.info({ students, rows, errorRows }, 'async job completed');

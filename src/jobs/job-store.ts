@@ -16,6 +16,7 @@ import { DiskResults } from './disk-results.ts';
 import { missingJobError } from './job-id.ts';
 import { entryEnvelope } from '../errors.ts';
 import type { StoreHeadroom } from './result-quota.ts';
+import type { CheckSummary } from '../bulk/shadow-summary.ts';
 
 export type JobStatus = 'queued' | 'running' | 'completed' | 'failed';
 export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'completed', 'failed'];
@@ -50,6 +51,8 @@ export interface JobRecord {
   lease_until: number;
   /** The token id that submitted the job ('' without access control): only it sees the job (src/jobs/ownership.ts). */
   owner?: string;
+  /** The shadow check's counts (src/bulk/shadow-summary.ts), only when the file has sis_* columns. */
+  check_summary?: CheckSummary | null;
 }
 
 /** A page of one owner's jobs, newest first: ids below `before` (ids sort by creation time), at most `limit`. */
@@ -70,6 +73,7 @@ export type JobPatch = Partial<
     | 'error_rows'
     | 'error'
     | 'lease_until'
+    | 'check_summary'
   >
 >;
 

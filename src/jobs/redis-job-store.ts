@@ -84,7 +84,7 @@ function toHash(fields: Record<string, unknown>): string[] {
   const out: string[] = [];
   for (const [k, v] of Object.entries(fields)) {
     if (v === undefined) continue;
-    out.push(k, v === null ? '' : k === 'error' ? JSON.stringify(v) : String(v));
+    out.push(k, v === null ? '' : k === 'error' || k === 'check_summary' ? JSON.stringify(v) : String(v));
   }
   return out;
 }
@@ -108,6 +108,7 @@ function fromHash(h: Record<string, string>): JobRecord | undefined {
     fingerprint: h.fingerprint ?? '',
     lease_until: num('lease_until') ?? 0,
     owner: h.owner ?? '',
+    ...(h.check_summary ? { check_summary: JSON.parse(h.check_summary) as JobRecord['check_summary'] } : {}),
   };
 }
 

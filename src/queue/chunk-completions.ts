@@ -6,6 +6,7 @@
 import { QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { isCheckSummary } from '../bulk/shadow-summary.ts';
 import type { ChunkCounts } from './chunk-signing.ts';
 import { blockingOptions, createRedis } from './connection.ts';
 import { QUEUE_NAME } from './settings.ts';
@@ -50,6 +51,7 @@ function isChunkJobReturn(v: unknown): v is ChunkJobReturn {
     Number.isSafeInteger(o.rows) &&
     Number.isSafeInteger(o.errorRows) &&
     Number.isSafeInteger(o.students) &&
+    (o.checks === undefined || isCheckSummary(o.checks)) &&
     typeof o.mac === 'string'
   );
 }

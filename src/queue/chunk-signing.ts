@@ -12,6 +12,7 @@
  * MACs are compared in constant time.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { CheckSummary } from '../bulk/shadow-summary.ts';
 
 /** The data of a chunk job in BullMQ: the compact chunk payload and its MAC. */
 export interface ChunkJobData {
@@ -24,6 +25,8 @@ export interface ChunkCounts {
   rows: number;
   errorRows: number;
   students: number;
+  /** The shadow check's counts of the chunk (files with sis_* columns). */
+  checks?: CheckSummary;
 }
 
 export function isChunkJobData(v: unknown): v is ChunkJobData {
@@ -62,6 +65,7 @@ export class ChunkSigner {
   #outputMac(jobId: string, digest: string, counts: ChunkCounts, output: Uint8Array): string {
     return createHmac('sha256', this.#key)
       .update(`sor-chunk-output\0${jobId}\0${digest}\0${counts.rows}\0${counts.errorRows}\0${counts.students}\0`)
+      .update(counts.checks === undefined ? '' : `checks\0${JSON.stringify(counts.checks)}\0`)
       .update(output)
       .digest('hex');
   }

@@ -23,7 +23,7 @@ import type { Config } from '../config.ts';
 import { metrics } from '../metrics.ts';
 import { redactUrl } from '../redact.ts';
 import { ChunkSigner, isChunkJobData, payloadDigest } from './chunk-signing.ts';
-import type { ChunkJobData } from './chunk-signing.ts';
+import type { ChunkCounts, ChunkJobData } from './chunk-signing.ts';
 import { blockingOptions, createRedis } from './connection.ts';
 import type { ChunkJobReturn } from './chunk-completions.ts';
 import { DEFAULT_WORKER_TUNING, QUEUE_NAME, RESULT_TTL_SECONDS, chunkResultKey } from './settings.ts';
@@ -114,7 +114,8 @@ export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
     const body = out.bytes
       ? Buffer.from(out.bytes.buffer, out.bytes.byteOffset, out.bytes.byteLength)
       : Buffer.from(out.text, 'utf8');
-    const counts = { rows: out.rows, errorRows: out.errorRows, students: out.students };
+    const counts: ChunkCounts = { rows: out.rows, errorRows: out.errorRows, students: out.students };
+    if (out.checks !== undefined) counts.checks = out.checks;
     const mac = signer.signOutput(jobId, payloadDigest(data.payload), counts, body);
     await connection.set(chunkResultKey(prefix, jobId), body, 'EX', RESULT_TTL_SECONDS);
     metrics.chunkDuration.observe({ runner: 'queue-worker', outcome: 'ok' }, (performance.now() - started) / 1000);

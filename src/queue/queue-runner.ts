@@ -248,6 +248,7 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
       rows: summary.rows,
       errorRows: summary.errorRows,
       students: summary.students,
+      ...(summary.checks === undefined ? {} : { checks: summary.checks }),
     };
   }
 

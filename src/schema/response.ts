@@ -6,6 +6,7 @@
 import 'zod-openapi';
 import { z } from 'zod';
 import { ERROR_CODES, EXTENDED_ERROR_CODES } from '../error-codes.ts';
+import { CHECK_REASONS } from '../domain/readings.ts';
 
 const wholeDollars = (description: string) => z.number().int().min(0).meta({ description });
 const signedDollars = (description: string) => z.number().int().meta({ description });
@@ -170,17 +171,78 @@ export const ExtendedErrorSchema = z
     description: 'Error envelope of the operational and async-job paths; the same shape as Error with extra codes.',
   });
 
+const CHECK_REASON_TEXT =
+  'option_mismatch: the other distribution option; remainder_placement: the same annual amounts with the leftover ' +
+  'dollars on the last term; below_half_time_excluded: below-half-time credits left out of the year’s sum; ' +
+  'percent_not_rounded: the unrounded (or rounded-down) percentage; binary_float: binary floating-point arithmetic ' +
+  '(2,250 × 0.69 → 1,552 instead of 1,553); grad_plus_gap_before_reduction: the Grad PLUS gap taken before the ' +
+  'reduction of Sub/Unsub; paid_term_recomputed: closed terms recomputed instead of kept at their payments; ' +
+  'unexplained: none of these.';
+
+export const CheckReasonSchema = z.enum(CHECK_REASONS).meta({
+  id: 'CheckReason',
+  description: `Why a school's figures differ, the first in this order that reproduces them exactly. ${CHECK_REASON_TEXT}`,
+});
+
+export const ShadowCheckSchema = z
+  .strictObject({
+    status: z.enum(['match', 'mismatch', 'not_checked']).meta({
+      description: 'mismatch: some sis_* figure differs from the rules; not_checked: every sis_* figure cell is empty.',
+    }),
+    detail: z.string().meta({
+      description:
+        'Each differing field under the rules, the school’s figure first (`pct 62.5 ≠ 63; Fall: sub 1102 ≠ 1103`); ' +
+        'empty unless mismatch.',
+    }),
+    reason: CheckReasonSchema.nullable().meta({ description: 'null unless mismatch.' }),
+  })
+  .meta({
+    id: 'ShadowCheck',
+    description:
+      'The shadow check of one student: the school system’s figures (sis_* columns) against the rules. Present ' +
+      'only when the file has sis_* columns.',
+  });
+
+export const CheckSummarySchema = z
+  .strictObject({
+    checked: z.int().min(0).meta({ description: 'Students compared (match + mismatch).' }),
+    match: z.int().min(0),
+    mismatch: z.int().min(0),
+    not_checked: z.int().min(0).meta({
+      description: 'Calculated students with every sis_* figure empty; students with errors are not counted.',
+    }),
+    by_reason: z
+      .strictObject(
+        Object.fromEntries(CHECK_REASONS.map((r) => [r, z.int().min(0)])) as Record<
+          (typeof CHECK_REASONS)[number],
+          z.ZodInt
+        >,
+      )
+      .meta({ description: `Mismatched students by check_reason (every reason listed). ${CHECK_REASON_TEXT}` }),
+  })
+  .meta({
+    id: 'CheckSummary',
+    description:
+      'The shadow check’s counts, by student: present only when the file has sis_* columns (counted as the ' +
+      'result is written, so it grows while the job runs).',
+  });
+
 export const BulkResultSchema = z
   .union([
     z.strictObject({
       student_id: z.string(),
       error: z.null(),
       result: CalculationResultSchema,
+      check: ShadowCheckSchema.optional(),
     }),
     z.strictObject({
       student_id: z.string(),
       error: z.union([FieldValidationErrorBodySchema, ErrorSchema]),
       result: z.null(),
+      check: z
+        .null()
+        .optional()
+        .meta({ description: 'null (students with errors are not checked) with sis_* columns.' }),
     }),
   ])
   .meta({

@@ -6,7 +6,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../src/api/openapi/document.ts';
-import { jobsOpenApiPaths } from '../../src/api/jobs-route.ts';
+import { jobsOpenApiPaths } from '../../src/api/openapi/jobs-paths.ts';
 import { withJobsAccessPaths } from '../../src/api/jobs-access.ts';
 
 type Doc = {

@@ -74,6 +74,11 @@ describe('readHeader', () => {
       'final_period_of_program',
       'academic_year_credits',
       'award_year',
+      'sis_reduced_annual_pct',
+      'sis_option',
+      'sis_sub',
+      'sis_unsub',
+      'sis_grad_plus',
     ]);
   });
 });

@@ -13,7 +13,7 @@ import {
   textCell,
 } from '../../src/bulk/output-csv.ts';
 import { readHeader } from '../../src/bulk/csv-layout.ts';
-import { OUTPUT_COLUMNS, RESULT_COLUMNS } from '../../src/bulk/output-columns.ts';
+import { CHECK_COLUMNS, OUTPUT_COLUMNS, RESULT_COLUMNS, RESULT_OUTPUT_COLUMNS } from '../../src/bulk/output-columns.ts';
 import { BULK_OUTPUT_COLUMNS } from '../../src/api/openapi/bulk-prose.ts';
 import type { CalculationResult, TermResult } from '../../src/domain/types.ts';
 import { HEADER } from './helpers.ts';
@@ -154,8 +154,9 @@ const RESULT: CalculationResult = {
 
 describe('the output-column table', () => {
   it('names each column once, and the OpenAPI list is the table with its notes', () => {
-    expect(new Set(RESULT_COLUMNS).size).toBe(OUTPUT_COLUMNS.length);
-    expect(BULK_OUTPUT_COLUMNS.map((c) => c.split(' ')[0])).toEqual(RESULT_COLUMNS);
+    expect(new Set([...RESULT_COLUMNS, ...CHECK_COLUMNS]).size).toBe(OUTPUT_COLUMNS.length);
+    expect(BULK_OUTPUT_COLUMNS.map((c) => c.split(' ')[0])).toEqual([...RESULT_COLUMNS, ...CHECK_COLUMNS]);
+    expect(CHECK_COLUMNS).toEqual(['check_status', 'check_detail', 'check_reason']);
     expect(BULK_OUTPUT_COLUMNS).toContain('proportional_sub (empty when not offered)');
     expect(BULK_OUTPUT_COLUMNS).toContain('warnings (joined with " | ")');
   });
@@ -204,7 +205,7 @@ describe('the output-column table', () => {
 
   it('fills only the row-level columns of an error row, formula-protected', () => {
     const cells = resultCells(errorRowLine(['S1', ''], 2, 'validation_error', 'credits_enrolled', '-bad'), 2);
-    for (const column of OUTPUT_COLUMNS) {
+    for (const column of RESULT_OUTPUT_COLUMNS) {
       if (column.level !== 'row') expect(cells[column.name], column.name).toBe('');
     }
     expect([cells.row_status, cells.error_code, cells.error_field, cells.error_message]).toEqual([

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Readable, Writable } from 'node:stream';
 import { AppError } from '../../src/errors.ts';
-import { runBulk, outcomeText, FAILED_CHUNK_MESSAGE } from '../../src/bulk/pipeline.ts';
+import { runBulk, outcomeText } from '../../src/bulk/pipeline.ts';
+import { FAILED_CHUNK_MESSAGE } from '../../src/bulk/chunk-scheduler.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import { createPoolRunner, type PoolRunner } from '../../src/bulk/runners/pool.ts';
 import { processChunkPayload } from '../../src/bulk/process-chunk.ts';

@@ -9,7 +9,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPoolRunner } from '../../src/bulk/runners/pool.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
-import { FAILED_CHUNK_MESSAGE, MAX_CHUNK_CHARS } from '../../src/bulk/pipeline.ts';
+import { MAX_CHUNK_CHARS } from '../../src/bulk/pipeline.ts';
+import { FAILED_CHUNK_MESSAGE } from '../../src/bulk/chunk-scheduler.ts';
 import {
   HEADER,
   SAMPLE_CSV,

@@ -20,7 +20,7 @@ import {
 import { ERROR_CODES, EXTENDED_ERROR_CODES } from '../../src/error-codes.ts';
 import { counted, renderTemplate } from '../../src/error-template.ts';
 import { buildOpenApiDocument } from '../../src/api/openapi/document.ts';
-import { jobsOpenApiPaths } from '../../src/api/jobs-route.ts';
+import { jobsOpenApiPaths } from '../../src/api/openapi/jobs-paths.ts';
 
 const SRC = join(import.meta.dirname, '..', '..', 'src');
 const entries = Object.entries(ERRORS) as [ErrorName, ErrorEntry][];

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobSchema, jobsOpenApiPaths } from '../../src/api/jobs-route.ts';
+import { JobSchema, jobsOpenApiPaths } from '../../src/api/openapi/jobs-paths.ts';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { buildOpenApiDocument } from '../../src/api/openapi/document.ts';
 import { runBulk } from '../../src/bulk/pipeline.ts';

@@ -2,9 +2,16 @@
  * The OpenAPI prose of POST /v1/calculate/bulk: the input-column table (keyed by the bulk pipeline's own column
  * list, so none is missed), the output columns (from the output-column table) and the limits.
  */
-import { INPUT_COLUMNS, REQUIRED_COLUMNS, TERM_COLUMNS, type InputColumn } from '../../bulk/csv-layout.ts';
+import {
+  INPUT_COLUMNS,
+  REQUIRED_COLUMNS,
+  SIS_TERM_COLUMNS,
+  TERM_COLUMNS,
+  type InputColumn,
+} from '../../bulk/csv-layout.ts';
 import { describeColumn, OUTPUT_COLUMNS } from '../../bulk/output-columns.ts';
 import { supportedAwardYears } from '../../domain/limits.ts';
+import { CHECK_REASONS } from '../../domain/readings.ts';
 import { fmt, type DocumentLimits } from './prose.ts';
 
 /** What each bulk input column maps to (keyed by the bulk pipeline's own column list, so none is missed). */
@@ -33,9 +40,15 @@ const BULK_COLUMN_MAPPING: Readonly<Record<InputColumn, string>> = {
     'CalculationRequest.academic_year_credits (empty = null; required when final_period_of_program is true for an ' +
     'undergraduate)',
   award_year: `CalculationRequest.award_year (empty = the award year in force today; supported: ${supportedAwardYears().join(', ')})`,
+  sis_reduced_annual_pct:
+    'shadow check: the school system’s reduced_annual_pct (0–100; compared at its own precision; empty = not compared)',
+  sis_option: 'shadow check: which option the school’s term amounts follow, equal (default) or proportional',
+  sis_sub: 'shadow check: the school system’s subsidized amount for the term (empty = not compared)',
+  sis_unsub: 'shadow check: the school system’s unsubsidized amount for the term (empty = not compared)',
+  sis_grad_plus: 'shadow check: the school system’s Grad PLUS amount for the term (empty = not compared)',
 };
 
-const TERM_LEVEL: ReadonlySet<string> = new Set(TERM_COLUMNS);
+const TERM_LEVEL: ReadonlySet<string> = new Set([...TERM_COLUMNS, ...SIS_TERM_COLUMNS]);
 
 /** The result columns appended to every output row, with notes (from the output-column table). */
 export const BULK_OUTPUT_COLUMNS: readonly string[] = OUTPUT_COLUMNS.map(describeColumn);
@@ -76,6 +89,22 @@ export function bulkDescription(limits: DocumentLimits): string {
       'result}` with exactly one of error (the v1 error envelope; field errors name CSV columns) or result (a ' +
       'CalculationResult) non-null.',
     '- Any other Accept: 406 (code unsupported_media_type).',
+    '',
+    '### Shadow check (optional sis_* columns)',
+    'A school adds its own system’s figures (`sis_reduced_annual_pct`, `sis_option`; per term `sis_sub`, ' +
+      '`sis_unsub`, `sis_grad_plus`). When the header has any sis_* column, each calculated student is compared ' +
+      'as a whole and three columns follow the results: `check_status` (match | mismatch | not_checked: every ' +
+      'sis figure cell empty), `check_detail` (each differing field, the school’s figure first: ' +
+      '`Fall: sub 1102 ≠ 1103`) and `check_reason`, the first reason in this order whose reading reproduces the ' +
+      'school’s figures exactly: ' +
+      CHECK_REASONS.map((r) => `\`${r}\``).join(', ') +
+      ' (option_mismatch: the other distribution option; remainder_placement: leftover dollars on the last term; ' +
+      'below_half_time_excluded: below-half-time credits left out of the year’s sum; percent_not_rounded: the ' +
+      'unrounded or rounded-down percentage; binary_float: binary floating-point arithmetic, e.g. 2,250 × 0.69 → ' +
+      '1,552; grad_plus_gap_before_reduction: the Grad PLUS gap taken before the reduction; paid_term_recomputed: ' +
+      'closed terms recomputed instead of kept at their payments). NDJSON BulkResults then carry `check: {status, ' +
+      'detail, reason}` (null for a student with errors). An invalid sis value is an error row naming the column; ' +
+      'students with errors are not checked. Without sis_* columns the output is unchanged.',
     '',
     'The HTTP status is decided once the header and the first rows are validated; after the 200 is sent, problems ' +
       'become error rows. A response that fails after that point is cut short (the transfer is incomplete), never ' +

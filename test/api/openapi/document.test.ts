@@ -12,7 +12,7 @@ import { INVALID_EXAMPLES, WORKED_EXAMPLES } from '../../../src/api/openapi/work
 import { parseCalculationRequest } from '../../../src/schema/request.ts';
 import { CalculationResultSchema } from '../../../src/schema/response.ts';
 import { calculate } from '../../../src/domain/calculate.ts';
-import { jobsOpenApiPaths } from '../../../src/api/jobs-route.ts';
+import { jobsOpenApiPaths } from '../../../src/api/openapi/jobs-paths.ts';
 import { readFileSync } from 'node:fs';
 import { SPEC_RULES_FILE } from '../../support/spec.ts';
 

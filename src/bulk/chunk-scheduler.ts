@@ -1,0 +1,155 @@
+/**
+ * The chunk scheduler of the bulk pipeline (pipeline.ts): runs chunks on the runner with at most `maxInflight`
+ * of them between submission and the end of their write, and writes their outputs strictly in index order
+ * through the reorder buffer. A chunk whose runner rejects, or returns another number of rows or students than
+ * it was given, is written as internal_error rows instead: never a missing row.
+ */
+import type { Writable } from 'node:stream';
+import type { ChunkOutcome, ChunkRunner } from './runner.ts';
+import { ReorderBuffer } from './reorder-buffer.ts';
+import { failedChunkOutcome } from './process-chunk.ts';
+import type { CheckSummary, CheckTally } from './shadow-summary.ts';
+import { abortReason, OutputClosedError, safely, waitDrain } from './output-writes.ts';
+
+/** Message of the error rows of a chunk that could not be run (shown to the client: no internals). */
+export const FAILED_CHUNK_MESSAGE =
+  'not calculated: this group of students could not be processed (the calculation worker failed); resubmit these students';
+
+export interface BulkProgress {
+  /** Input bytes read so far. */
+  bytes: number;
+  /** Output rows written so far (one per input data row; NDJSON: rows of the students written). */
+  rows: number;
+  errorRows: number;
+  students: number;
+  chunks: number;
+  /** The shadow check's counts so far, when the file has sis_* columns (src/bulk/shadow-summary.ts). */
+  checks?: CheckSummary;
+}
+
+/**
+ * Runs chunks with at most `maxInflight` of them between submission and the end of their write, and writes
+ * their outputs in index order.
+ */
+export interface SchedulerOptions {
+  runner: ChunkRunner;
+  output: Writable;
+  maxInflight: number;
+  signal: AbortSignal | undefined;
+  onProgress: ((p: BulkProgress) => void) | undefined;
+  onChunkError: ((error: unknown, index: number) => void) | undefined;
+  recycleOutput: boolean;
+  /** The run's identity, carried by each chunk (ChunkTask.runId). */
+  runId: string;
+  checks: CheckTally | undefined;
+}
+
+export class ChunkScheduler {
+  private inflight = 0;
+  private nextIndex = 0;
+  private readonly reorder = new ReorderBuffer<ChunkOutcome & { release?(): void }>();
+  private writing = false;
+  private waiters: (() => void)[] = [];
+  private failure: { error: unknown } | undefined;
+  private readonly opts: SchedulerOptions;
+  readonly progress: BulkProgress;
+
+  constructor(opts: SchedulerOptions, progress: BulkProgress) {
+    this.opts = opts;
+    this.progress = progress;
+    const { signal } = opts;
+    if (signal !== undefined) signal.addEventListener('abort', () => this.fail(abortReason(signal)), { once: true });
+  }
+
+  private fail(error: unknown): void {
+    this.failure ??= { error };
+    this.wake();
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure !== undefined) throw this.failure.error;
+  }
+
+  /** Waits for a free slot, then starts the chunk. Throws once the pipeline has failed. */
+  async submit(payload: string, rows: number, students: number): Promise<void> {
+    while (this.inflight >= this.opts.maxInflight && this.failure === undefined) {
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+    this.throwIfFailed();
+    const index = this.nextIndex++;
+    this.inflight++;
+    let run: Promise<ChunkOutcome & { release?(): void }>;
+    try {
+      run = this.opts.runner.run({ index, payload, runId: this.opts.runId });
+    } catch (error) {
+      run = Promise.reject(error);
+    }
+    run
+      .then((out) => {
+        if (out.rows !== rows || out.students !== students) {
+          throw new Error(
+            `runner returned ${out.rows} rows / ${out.students} students for chunk ${index} (expected ${rows} / ${students})`,
+          );
+        }
+        return out;
+      })
+      .catch((error: unknown) => {
+        this.opts.onChunkError?.(error, index);
+        return failedChunkOutcome(payload, FAILED_CHUNK_MESSAGE);
+      })
+      .then(
+        (out) => {
+          this.reorder.put(index, out);
+          void this.pump();
+        },
+        (error: unknown) => this.fail(error),
+      );
+  }
+
+  /** Writes every chunk that is next in order, awaiting 'drain' between writes. */
+  private async pump(): Promise<void> {
+    if (this.writing) return;
+    this.writing = true;
+    try {
+      for (let out = this.reorder.take(); out !== undefined; out = this.reorder.take()) {
+        if (this.failure !== undefined) return;
+        const { output } = this.opts;
+        if (output.destroyed || output.writableEnded) throw new OutputClosedError();
+        const data = out.bytes ?? out.text;
+        this.opts.checks?.add(out); // before the bytes can be handed back for reuse
+        const release = this.opts.recycleOutput ? out.release : undefined;
+        const ok =
+          data.length === 0 ||
+          (release === undefined ? output.write(data) : output.write(data, () => safely(() => release.call(out))));
+        if (!ok) await waitDrain(output, this.opts.signal);
+        const p = this.progress;
+        p.rows += out.rows;
+        p.errorRows += out.errorRows;
+        p.students += out.students;
+        p.chunks++;
+        if (this.opts.checks !== undefined) p.checks = this.opts.checks.summary();
+        this.inflight--;
+        this.wake();
+        this.opts.onProgress?.({ ...p });
+      }
+    } catch (error) {
+      this.fail(error);
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  /** Resolves when every submitted chunk has been written; rejects if the pipeline failed. */
+  async finish(): Promise<void> {
+    while (this.inflight > 0 && this.failure === undefined) {
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+    this.throwIfFailed();
+  }
+}

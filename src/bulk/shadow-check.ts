@@ -1,0 +1,369 @@
+/**
+ * The shadow check (architecture.md "Shadow check"): a school system's own figures, given in the optional `sis_*`
+ * columns, compared with the rules' figures for the same student, and when they differ, the first reason in the
+ * table's order whose reading reproduces the school's figures exactly.
+ *
+ *  - `sis_reduced_annual_pct` (student): compared with reduced_annual_pct at the school's precision (a figure
+ *    with d decimals agrees with ours rounded half up, or truncated, to d decimals; ours is a whole percent
+ *    under every reading but the unrounded one).
+ *  - `sis_option` (student, `equal` default | `proportional`): which of our options the term amounts follow
+ *    (when we do not offer proportional, its amounts are the equal ones).
+ *  - `sis_sub`, `sis_unsub`, `sis_grad_plus` (term): the term's amounts, compared exactly (1103.00 = 1103).
+ * Empty cells are not compared; a student whose figure cells are all empty is `not_checked`. An invalid value is
+ * an error naming the column, like any other cell; students with errors are not checked.
+ *
+ * The reasons and their readings are data of the domain (src/domain/readings.ts); each reading is computed by the
+ * engine itself (StudentFigures: calculate()'s figures without its prose), only when it could
+ * change a figure.
+ */
+import { Dec } from '../domain/decimal.ts';
+import { type Figures, StudentFigures } from '../domain/figures.ts';
+import { CHECK_REASONS, type CheckReason, REASON_READINGS, type Readings } from '../domain/readings.ts';
+import type { CalculationInput, CalculationResult, DisbursementOption } from '../domain/types.ts';
+import { MESSAGES, toCanonicalDecimal } from '../schema/decimal.ts';
+import { SIS_STUDENT_COLUMNS, SIS_TERM_COLUMNS, type CsvLayout, type RowFieldError } from './csv-layout.ts';
+
+export type CheckStatus = 'match' | 'mismatch' | 'not_checked';
+export { CHECK_REASONS, type CheckReason };
+
+/** The outcome of one student's check: the three output columns (NDJSON: `check`). */
+export interface ShadowCheck {
+  readonly status: CheckStatus;
+  /** Each differing field under the service's readings, `Fall: sub 1102 ≠ 1103` (school ≠ rules); '' otherwise. */
+  readonly detail: string;
+  /** The first reason that reproduces the school's figures (mismatch only); null otherwise. */
+  readonly reason: CheckReason | null;
+}
+
+export type SisOption = 'equal' | 'proportional';
+
+/** The school's figures for one student, as canonical decimal strings (null: the cell is empty). */
+export interface SisFigures {
+  option: SisOption;
+  percent: string | null;
+  terms: { sub: string | null; unsub: string | null; grad_plus: string | null }[];
+}
+
+const LOANS = ['sub', 'unsub', 'grad_plus'] as const;
+type Loan = (typeof LOANS)[number];
+const OPTION_FIELD: Record<Loan, keyof DisbursementOption> = {
+  sub: 'subsidized',
+  unsub: 'unsubsidized',
+  grad_plus: 'grad_plus',
+};
+const TERM_COLUMN: Record<Loan, (typeof SIS_TERM_COLUMNS)[number]> = {
+  sub: 'sis_sub',
+  unsub: 'sis_unsub',
+  grad_plus: 'sis_grad_plus',
+};
+
+/** True when the file's header has any sis_* column: the check runs and its three columns are written. */
+export function hasSisColumns(layout: CsvLayout): boolean {
+  for (const c of SIS_STUDENT_COLUMNS) if (layout.col[c] >= 0) return true;
+  for (const c of SIS_TERM_COLUMNS) if (layout.col[c] >= 0) return true;
+  return false;
+}
+
+function cellOf(cells: readonly string[], index: number): string {
+  return index < 0 ? '' : (cells[index] ?? '');
+}
+
+function shorten(value: string): string {
+  return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+}
+
+/** A student-level sis cell: the first row's value; a later row may repeat it or leave it empty. */
+function studentCell(
+  rows: readonly (readonly string[])[],
+  lines: readonly number[],
+  index: number,
+  column: string,
+  errors: RowFieldError[],
+): string {
+  const value = cellOf(rows[0]!, index);
+  for (let r = 1; r < rows.length; r++) {
+    const other = cellOf(rows[r]!, index);
+    if (other === '' || other === value) continue;
+    errors.push({
+      row: r,
+      field: column,
+      message:
+        value === ''
+          ? `is ${shorten(other)} but the student's first row (line ${lines[0]}) leaves it empty; a student-level ` +
+            'value must be given on the first row of the student'
+          : `is ${shorten(other)} but the student's first row (line ${lines[0]}) has ${shorten(value)}; a ` +
+            'student-level value must be the same on every row of the student or given on its first row only',
+    });
+  }
+  return value;
+}
+
+const MONEY = { kind: 'money', positive: false } as const;
+
+/**
+ * Reads and checks a student's sis_* cells. `figures` is null when every figure cell is empty (not checked) or
+ * when there are errors; `errors` name the row and column of each invalid value.
+ */
+export function readSisFigures(
+  rows: readonly (readonly string[])[],
+  lines: readonly number[],
+  layout: CsvLayout,
+): { figures: SisFigures | null; errors: RowFieldError[] } {
+  const errors: RowFieldError[] = [];
+  let any = false;
+
+  let option: SisOption = 'equal';
+  const optionCell = studentCell(rows, lines, layout.col.sis_option, 'sis_option', errors);
+  if (optionCell !== '') {
+    const lower = optionCell.toLowerCase();
+    if (lower === 'equal' || lower === 'proportional') option = lower;
+    else errors.push({ row: 0, field: 'sis_option', message: 'must be equal or proportional, or empty (equal)' });
+  }
+
+  let percent: string | null = null;
+  const pctCell = studentCell(rows, lines, layout.col.sis_reduced_annual_pct, 'sis_reduced_annual_pct', errors);
+  if (pctCell !== '') {
+    // Read with the money bounds (its messages say nothing of credits), then held to 0–100.
+    const parsed = toCanonicalDecimal(pctCell, MONEY);
+    if (!parsed.ok && parsed.message === MESSAGES.maxMoney) {
+      errors.push({ row: 0, field: 'sis_reduced_annual_pct', message: 'must be a percentage from 0 to 100' });
+    } else if (!parsed.ok) errors.push({ row: 0, field: 'sis_reduced_annual_pct', message: parsed.message });
+    else if (new Dec(parsed.value).gt(100)) {
+      errors.push({ row: 0, field: 'sis_reduced_annual_pct', message: 'must be a percentage from 0 to 100' });
+    } else {
+      percent = parsed.value;
+      any = true;
+    }
+  }
+
+  const terms: SisFigures['terms'] = [];
+  for (let r = 0; r < rows.length; r++) {
+    const term: SisFigures['terms'][number] = { sub: null, unsub: null, grad_plus: null };
+    for (const loan of LOANS) {
+      const column = TERM_COLUMN[loan];
+      const cell = cellOf(rows[r]!, layout.col[column]);
+      if (cell === '') continue;
+      const parsed = toCanonicalDecimal(cell, MONEY);
+      if (!parsed.ok) {
+        errors.push({ row: r, field: column, message: parsed.message });
+      } else {
+        term[loan] = parsed.value;
+        any = true;
+      }
+    }
+    terms.push(term);
+  }
+  return { figures: errors.length > 0 || !any ? null : { option, percent, terms }, errors };
+}
+
+const NOT_CHECKED: ShadowCheck = Object.freeze({ status: 'not_checked', detail: '', reason: null });
+const MATCH: ShadowCheck = Object.freeze({ status: 'match', detail: '', reason: null });
+
+/** The amounts of one option of a term; proportional falls back to equal when it is not offered. */
+function optionOf(result: Figures, i: number, option: SisOption): DisbursementOption {
+  return option === 'proportional' && result.proportional !== null ? result.proportional[i]! : result.equal[i]!;
+}
+
+/** The service's figures, read from its result. */
+function figuresOf(result: CalculationResult): Figures {
+  return {
+    reduced_annual_pct: result.reduced_annual_pct,
+    equal: result.terms.map((t) => t.equal),
+    proportional: result.show_both_options ? result.terms.map((t) => t.proportional!) : null,
+  };
+}
+
+function decimals(text: string): number {
+  const point = text.indexOf('.');
+  return point === -1 ? 0 : text.length - point - 1;
+}
+
+/** The school's percentage agrees with ours at the school's precision (rounded half up or truncated). */
+function percentAgrees(school: string, ours: number): boolean {
+  const d = decimals(school);
+  if (Number.isInteger(ours) && d === 0) return school === String(ours);
+  const value = new Dec(ours);
+  return value.toDecimalPlaces(d, Dec.ROUND_HALF_UP).eq(school) || value.toDecimalPlaces(d, Dec.ROUND_DOWN).eq(school);
+}
+
+/** Whether `result`, read with `option`, reproduces every figure the school gave. */
+function reproduces(figures: SisFigures, result: Figures, option: SisOption): boolean {
+  if (figures.percent !== null && !percentAgrees(figures.percent, result.reduced_annual_pct)) return false;
+  for (let i = 0; i < figures.terms.length; i++) {
+    const school = figures.terms[i]!;
+    const ours = optionOf(result, i, option);
+    for (const loan of LOANS) {
+      const value = school[loan];
+      if (value !== null && value !== String(ours[OPTION_FIELD[loan]])) return false;
+    }
+  }
+  return true;
+}
+
+/** reproduces() on the service's result itself (the common case: no copy of its figures). */
+function reproducesResult(figures: SisFigures, result: CalculationResult): boolean {
+  if (figures.percent !== null && !percentAgrees(figures.percent, result.reduced_annual_pct)) return false;
+  const proportional = figures.option === 'proportional' && result.show_both_options;
+  for (let i = 0; i < figures.terms.length; i++) {
+    const school = figures.terms[i]!;
+    const term = result.terms[i]!;
+    const ours = proportional ? term.proportional! : term.equal;
+    for (const loan of LOANS) {
+      const value = school[loan];
+      if (value !== null && value !== String(ours[OPTION_FIELD[loan]])) return false;
+    }
+  }
+  return true;
+}
+
+/** Each differing field under the service's readings: `pct 62.5 ≠ 63; Fall: sub 1102 ≠ 1103, unsub …`. */
+function differences(figures: SisFigures, result: CalculationResult): string {
+  const ours = figuresOf(result);
+  const parts: string[] = [];
+  if (figures.percent !== null && !percentAgrees(figures.percent, result.reduced_annual_pct)) {
+    parts.push(`pct ${figures.percent} ≠ ${result.reduced_annual_pct}`);
+  }
+  for (let i = 0; i < figures.terms.length; i++) {
+    const school = figures.terms[i]!;
+    const option = optionOf(ours, i, figures.option);
+    const fields: string[] = [];
+    for (const loan of LOANS) {
+      const value = school[loan];
+      const our = option[OPTION_FIELD[loan]];
+      if (value !== null && value !== String(our)) fields.push(`${loan} ${value} ≠ ${our}`);
+    }
+    if (fields.length > 0) parts.push(`${result.terms[i]!.label}: ${fields.join(', ')}`);
+  }
+  return parts.join('; ');
+}
+
+function hasClosedTerm(input: CalculationInput): boolean {
+  for (const t of input.terms) {
+    for (const v of [t.prior_disbursement_sub, t.prior_disbursement_unsub, t.prior_disbursement_grad_plus]) {
+      if (v !== null && v !== '0') return true;
+    }
+  }
+  return false;
+}
+
+/** Σ credits(t) × 100 ÷ Σ full time is a whole number: no rounding reading can change the percentage. */
+function wholePercent(input: CalculationInput): boolean {
+  let credits = new Dec(0);
+  let fullTime = new Dec(0);
+  for (const t of input.terms) {
+    credits = credits.plus(t.actual_final_credits ?? t.credits_enrolled);
+    fullTime = fullTime.plus(t.full_time_credits);
+  }
+  return credits.times(100).mod(fullTime).isZero();
+}
+
+/**
+ * Whether the school's terms of some loan type, all given, add up to another total than ours under the option:
+ * then no reading that keeps the annual amounts and the payments (where the leftover dollars go) can explain them.
+ */
+function totalsDiffer(figures: SisFigures, result: Figures): boolean {
+  for (const loan of LOANS) {
+    let school = new Dec(0);
+    let ours = 0;
+    let complete = true;
+    for (let i = 0; i < figures.terms.length && complete; i++) {
+      const value = figures.terms[i]![loan];
+      if (value === null) complete = false;
+      else {
+        school = school.plus(value);
+        ours += optionOf(result, i, figures.option)[OPTION_FIELD[loan]];
+      }
+    }
+    if (complete && !school.eq(ours)) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether a reason's readings can give figures other than the service's for this student, or could explain the
+ * school's; when they cannot, the reason is not computed (the outcome is the same, only faster).
+ */
+function mayDiffer(
+  reason: keyof typeof REASON_READINGS,
+  input: CalculationInput,
+  result: CalculationResult,
+  figures: SisFigures,
+  ours: Figures,
+): boolean {
+  switch (reason) {
+    case 'remainder_placement':
+      return !totalsDiffer(figures, ours);
+    case 'below_half_time_excluded':
+      return result.terms.some((t) => t.enrollment_status === 'less_than_half_time');
+    case 'percent_not_rounded':
+      return result.reduced_annual_pct < 100 && !wholePercent(input);
+    case 'grad_plus_gap_before_reduction':
+      return result.annual_basic_eligibility_grad_plus > 0;
+    case 'paid_term_recomputed':
+      return hasClosedTerm(input);
+    default:
+      return true;
+  }
+}
+
+const ORDERED: readonly (keyof typeof REASON_READINGS)[] = CHECK_REASONS.filter(
+  (r): r is keyof typeof REASON_READINGS => r in REASON_READINGS,
+);
+
+/**
+ * A cheap first look at a reading (its percentage and annual amounts only): false when they already contradict
+ * the school's figures — the percentage, or a loan's complete term amounts that must add up to its annual amount
+ * (no closed term and some eligible term: every dollar of the year is spread over the terms).
+ */
+function couldReproduce(figures: SisFigures, quick: ReturnType<StudentFigures['annualsUnder']>): boolean {
+  if (figures.percent !== null && !percentAgrees(figures.percent, quick.percent)) return false;
+  if (!quick.allOpen || !quick.anyEligible) return true;
+  for (let l = 0; l < LOANS.length; l++) {
+    let total = new Dec(0);
+    let complete = true;
+    for (const term of figures.terms) {
+      const value = term[LOANS[l]!];
+      if (value === null) {
+        complete = false;
+        break;
+      }
+      total = total.plus(value);
+    }
+    if (complete && !total.eq(quick.annual[l]!)) return false;
+  }
+  return true;
+}
+
+/** The first reason, in the table's order, whose reading reproduces the school's figures exactly. */
+function explain(input: CalculationInput, result: CalculationResult, figures: SisFigures): CheckReason {
+  const ours = figuresOf(result);
+  if (result.show_both_options) {
+    const other: SisOption = figures.option === 'equal' ? 'proportional' : 'equal';
+    if (reproduces(figures, ours, other)) return 'option_mismatch';
+  }
+  let student: StudentFigures | undefined;
+  const proportional = figures.option === 'proportional';
+  for (const reason of ORDERED) {
+    if (!mayDiffer(reason, input, result, figures, ours)) continue;
+    for (const readings of REASON_READINGS[reason] as readonly Readings[]) {
+      student ??= new StudentFigures(input);
+      if (!couldReproduce(figures, student.annualsUnder(readings))) continue;
+      if (reproduces(figures, student.under(readings, proportional), figures.option)) return reason;
+    }
+  }
+  return 'unexplained';
+}
+
+/**
+ * The check of one calculated student: `figures` from readSisFigures (null: nothing to compare), `result` the
+ * service's result for `input`.
+ */
+export function shadowCheck(
+  input: CalculationInput,
+  result: CalculationResult,
+  figures: SisFigures | null,
+): ShadowCheck {
+  if (figures === null) return NOT_CHECKED;
+  if (reproducesResult(figures, result)) return MATCH;
+  return { status: 'mismatch', detail: differences(figures, result), reason: explain(input, result, figures) };
+}
