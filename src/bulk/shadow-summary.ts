@@ -13,7 +13,13 @@
 import { CHECK_REASONS, type CheckReason } from '../domain/readings.ts';
 import type { BulkFormat } from './chunk-payload.ts';
 import type { CsvLayout } from './csv-layout.ts';
-import type { ChunkOutcome } from './runner.ts';
+
+/** What the tally reads of a chunk's outcome (runner.ts ChunkOutcome): its counts, or else its output. */
+export interface CountedOutput {
+  text: string;
+  bytes?: Uint8Array;
+  checks?: CheckSummary;
+}
 
 export interface CheckSummary {
   /** Students compared: match + mismatch. */
@@ -105,7 +111,7 @@ export class CheckTally {
    * Adds one chunk: its counts when the runner reported them, else (a chunk that could not be run, a worker that
    * does not report them) read from its output (text or UTF-8 bytes; call this before the bytes are reused).
    */
-  add(out: ChunkOutcome): void {
+  add(out: CountedOutput): void {
     if (out.checks !== undefined) {
       addCheckSummary(this.#summary, out.checks);
       return;
@@ -114,7 +120,7 @@ export class CheckTally {
   }
 
   /** Counts one chunk from its output alone. */
-  read(out: ChunkOutcome): void {
+  read(out: CountedOutput): void {
     const { bytes } = out;
     // latin1 maps each byte to one character: the ASCII structure (quotes, commas, LF) is intact, and two cells
     // are equal exactly when their bytes are.
