@@ -14,10 +14,13 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 # --ignore-scripts: the image already has Node 24 (the `node` devDependency would download another one).
 RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json tsconfig.build.json tsconfig.web.json ./
 COPY src ./src
 COPY workers ./workers
+COPY scripts ./scripts
+# The service, then the page (src/web → dist/web, served at GET /).
 RUN npx tsc -p tsconfig.build.json \
+ && node scripts/build-web.ts \
  && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM ${NODE_IMAGE} AS runtime

@@ -17,6 +17,16 @@ export default tseslint.config(
     },
   },
   {
+    // The page's browser code (tsconfig.web.json): no Node modules, nothing from the service's rooms.
+    files: ['src/web/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['node:*', '../*'], message: 'src/web runs in the browser: it imports only src/web.' }] },
+      ],
+    },
+  },
+  {
     files: ['src/domain/**/*.ts'],
     rules: {
       'no-restricted-imports': [

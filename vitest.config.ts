@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Builds the page (src/web → dist/web) that GET / serves: test/support/web-build.ts.
+    globalSetup: ['test/support/web-build.ts'],
   },
 });

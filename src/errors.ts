@@ -249,6 +249,7 @@ export const ERRORS = {
 
   // Routing and the admin listener.
   NOT_FOUND: { code: 'not_found', status: 404, message: 'There is no resource at this path.' },
+  PAGE_NOT_BUILT: { code: 'internal_error', status: 503, message: 'Page not built: run npm run build.', public: true },
   METHOD_NOT_ALLOWED: {
     code: 'method_not_allowed',
     status: 405,

@@ -6,6 +6,7 @@
  *   POST /v1/calculate/worksheet  src/api/worksheet-route.ts (JSON, HTML or PDF by Accept)
  *   GET  /v1/openapi.json     built once per app from the zod schemas (src/api/openapi/document.ts)
  *   GET  /healthz, /readyz    src/api/health-route.ts
+ *   GET  /, /assets, /docs    the page and the API reference: src/api/web-route.ts
  *   extra.routers             mounted in order, before the 404 handler
  *
  * Every response of the calculation paths (/v1/calculate, /v1/calculate/bulk, /v1/jobs…) carries the rule set
@@ -24,6 +25,7 @@ import { createHttpLogger } from './http-log.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 import { httpMetricsMiddleware } from '../metrics.ts';
 import { RULE_SET_ID } from '../domain/rule-set.ts';
+import { webRouter } from './web-route.ts';
 import { corsMiddleware } from './cors.ts';
 
 /** The response header naming the rule set of a calculation (rules.md §8a). */
@@ -81,6 +83,8 @@ export function createApp(ctx: AppContext, extra: AppExtras = {}): Express {
   app.all(OPENAPI_PATH, methodNotAllowed('GET'));
 
   app.use(healthRouter(ctx));
+  // The aid officer's page (GET /, /assets) and the API reference (GET /docs): src/api/web-route.ts.
+  app.use(webRouter());
 
   for (const router of extra.routers ?? []) app.use(router);
 

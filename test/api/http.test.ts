@@ -367,7 +367,7 @@ describe('request logs', () => {
 describe('routes', () => {
   it('an unknown path → 404 not_found envelope', async () => {
     for (const [method, path] of [
-      ['GET', '/'],
+      ['GET', '/index.html'], // GET / is the page (test/web)
       ['GET', '/v2/calculate'],
       ['POST', '/v1/calculatex'],
       ['DELETE', '/v1/nothing?x=1'],

@@ -31,6 +31,8 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
  *  - api: the Express doors; they read jobs (the /v1/jobs routes, the upload spool) and auth (the guards).
  *  - runtime | cli: the composition root (builds runners, stores, routers from the Config), and the command.
  *  - server: the HTTP entry point, which starts the runtime.
+ *  - web: the page's browser code (compiled apart, tsconfig.web.json); it imports no other room, and the api
+ *    serves its built files without importing it.
  */
 const FLOORS: readonly (readonly string[])[] = [
   ['errors', 'error-codes', 'error-template', 'config', 'logger', 'redact', 'metrics'],
@@ -40,7 +42,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['queue', 'jobs', 'auth'],
   ['api'],
   ['runtime', 'cli'],
-  ['server'],
+  ['server', 'web'],
 ];
 
 const GROUND = 0;

@@ -1,0 +1,98 @@
+/**
+ * Builds the aid officer's page (src/web) into dist/web, served by src/api/web-route.ts:
+ *
+ *   dist/web/index.html, dist/web/docs.html     no-cache documents naming the versioned assets
+ *   dist/web/assets/<version>/*.js, page.css    immutable assets (long max-age): <version> is the sha256 of their
+ *                                               bytes, so a changed asset is a new URL
+ *   dist/web/manifest.json                      {version, source_hash, files: {name: bytes}}
+ *
+ * The TypeScript is compiled for the browser by `tsc -p tsconfig.web.json` (DOM lib, ES modules, no bundler).
+ * `source_hash` is the sha256 of every input file: `buildWeb({ ifChanged: true })` (the test setup) skips the
+ * build when dist/web already holds the output of the same inputs.
+ *
+ *   node scripts/build-web.ts          build (npm run build runs it after the service's tsc)
+ */
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SRC = join(ROOT, 'src', 'web');
+const OUT = join(ROOT, 'dist', 'web');
+const STAGE = join(ROOT, 'dist', 'web-build');
+const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+
+/** The documents: each placeholder `%ASSETS%` becomes `/assets/<version>`. */
+const DOCUMENTS = ['index.html', 'docs.html'];
+const STYLES = ['page.css'];
+
+export interface WebManifest {
+  version: string;
+  source_hash: string;
+  files: Record<string, number>;
+}
+
+function sha256(parts: readonly (string | Buffer)[]): string {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(part);
+  return hash.digest('hex');
+}
+
+/** The sha256 of every file the build reads: the page's sources, its tsconfig and this script. */
+export function sourceHash(): string {
+  const files = readdirSync(SRC)
+    .sort()
+    .map((name) => join(SRC, name));
+  files.push(join(ROOT, 'tsconfig.web.json'), fileURLToPath(import.meta.url));
+  return sha256(files.flatMap((file) => [file.slice(ROOT.length), readFileSync(file)]));
+}
+
+function readManifest(): WebManifest | undefined {
+  const file = join(OUT, 'manifest.json');
+  if (!existsSync(file)) return undefined;
+  return JSON.parse(readFileSync(file, 'utf8')) as WebManifest;
+}
+
+export function buildWeb(options: { ifChanged?: boolean } = {}): WebManifest {
+  const source_hash = sourceHash();
+  const existing = readManifest();
+  if (options.ifChanged && existing?.source_hash === source_hash) return existing;
+
+  rmSync(STAGE, { recursive: true, force: true });
+  execFileSync(process.execPath, [TSC, '-p', join(ROOT, 'tsconfig.web.json')], { cwd: ROOT, stdio: 'inherit' });
+
+  const assets = new Map<string, Buffer>();
+  for (const name of readdirSync(STAGE).sort()) {
+    if (name.endsWith('.js')) assets.set(name, readFileSync(join(STAGE, name)));
+  }
+  for (const name of STYLES) assets.set(name, readFileSync(join(SRC, name)));
+  const version = sha256([...assets].flatMap(([name, bytes]) => [name, bytes])).slice(0, 12);
+
+  rmSync(OUT, { recursive: true, force: true });
+  const assetDir = join(OUT, 'assets', version);
+  mkdirSync(assetDir, { recursive: true });
+  const files: Record<string, number> = {};
+  for (const [name, bytes] of assets) {
+    writeFileSync(join(assetDir, name), bytes);
+    files[`assets/${version}/${name}`] = bytes.length;
+  }
+  for (const name of DOCUMENTS) {
+    const html = readFileSync(join(SRC, name), 'utf8').replaceAll('%ASSETS%', `/assets/${version}`);
+    writeFileSync(join(OUT, name), html);
+    files[name] = Buffer.byteLength(html);
+  }
+  const manifest: WebManifest = { version, source_hash, files };
+  writeFileSync(join(OUT, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  rmSync(STAGE, { recursive: true, force: true });
+  return manifest;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const manifest = buildWeb();
+  const total = Object.values(manifest.files).reduce((a, b) => a + b, 0);
+  console.log(
+    `web: dist/web (assets ${manifest.version}), ${Object.keys(manifest.files).length} files, ${total} bytes`,
+  );
+}

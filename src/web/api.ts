@@ -1,0 +1,52 @@
+/**
+ * Calls to the service from the page. When the service runs with access control (AUTH_MODE=required), the
+ * person enters an access token once; it is kept in this browser tab only (sessionStorage, never in the URL or
+ * a cookie) and sent as `Authorization: Bearer …` with every /v1 call. Without one, the calls carry nothing.
+ */
+import { h } from './dom.ts';
+
+const KEY = 'sor-access-token';
+
+function token(): string {
+  try {
+    return sessionStorage.getItem(KEY) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+export function apiFetch(url: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  const t = token();
+  if (t !== '') headers.set('authorization', `Bearer ${t}`);
+  return fetch(url, { ...init, headers });
+}
+
+/** Saves what `fetch`-ing `url` answers as a file named `fileName`; resolves to an error message or null. */
+export async function saveAs(url: string, init: RequestInit, fileName: string): Promise<string | null> {
+  const res = await apiFetch(url, init);
+  if (!res.ok) {
+    const body = (await res.json().catch(() => ({}))) as { message?: string };
+    return body.message ?? `The download failed (${res.status}).`;
+  }
+  const href = URL.createObjectURL(await res.blob());
+  const link = h('a', { href, download: fileName, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(href), 60_000);
+  return null;
+}
+
+/** The access-token field in the page's header. */
+export function startTokenField(input: HTMLInputElement): void {
+  input.value = token();
+  input.addEventListener('change', () => {
+    try {
+      if (input.value.trim() === '') sessionStorage.removeItem(KEY);
+      else sessionStorage.setItem(KEY, input.value.trim());
+    } catch {
+      // Storage refused (private mode): the token cannot be kept.
+    }
+  });
+}

@@ -1,0 +1,52 @@
+/** Small DOM helpers for the page: element creation without innerHTML (no markup is ever built from data). */
+
+export type Attrs = Record<string, string | number | boolean | undefined>;
+export type Child = Node | string | number | null | undefined | false;
+
+/** `h('td', {'data-field': 'reduced_annual_pct'}, '63')`: an element with attributes and children. */
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === false) continue;
+    el.setAttribute(name, value === true ? '' : String(value));
+  }
+  append(el, ...children);
+  return el;
+}
+
+export function append(parent: Node, ...children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.appendChild(typeof child === 'object' ? child : document.createTextNode(String(child)));
+  }
+}
+
+/** The element with this id, or an error naming it (the page's HTML and its script are built together). */
+export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
+  const el = document.getElementById(id);
+  if (el === null) throw new Error(`the page has no element #${id}`);
+  return el as T;
+}
+
+const DOLLARS = new Intl.NumberFormat('en-US', { maximumFractionDigits: 6 });
+
+/** A number as an aid officer reads it: 1323 → "1,323", -90 → "−90". */
+export function formatNumber(value: unknown): string {
+  if (typeof value !== 'number') return value === null || value === undefined ? '—' : String(value);
+  return DOLLARS.format(value).replace('-', '−');
+}
+
+/** An id-safe form of a field path: `terms[1].credits_enrolled` → `terms-1-credits_enrolled`. */
+export function idOf(path: string): string {
+  return path.replace(/[^A-Za-z0-9_]+/g, '-').replace(/-+$/, '');
+}
+
+/** Replaces the children of `target` (null, undefined and false are skipped). */
+export function fill(target: Element, ...children: Child[]): void {
+  target.replaceChildren();
+  append(target, ...children);
+}

@@ -1,0 +1,108 @@
+/**
+ * The single-student tab: submit the form to POST /v1/calculate, show the result or the field errors, then the
+ * worksheet, the print and PDF buttons and the link that reopens the same student. The student travels in the
+ * URL fragment only (`#dependency_status=dependent&terms[0].label=Fall…`): a fragment is never sent to a server,
+ * so it never reaches a request log.
+ */
+import { apiFetch } from './api.ts';
+import { byId } from './dom.ts';
+import { StudentForm, type FieldError, type FormState } from './form.ts';
+import type { FieldHelp } from './openapi-help.ts';
+import { renderResult, type CalculationResult } from './results.ts';
+import { downloadPdf, showWorksheet } from './worksheet-view.ts';
+
+interface ErrorBody {
+  code?: string;
+  message?: string;
+  field_errors?: FieldError[];
+}
+
+export function stateFromFragment(hash: string): FormState | null {
+  const text = hash.replace(/^#/, '');
+  if (!text.includes('=')) return null;
+  const pairs = [...new URLSearchParams(text)];
+  return pairs.length > 0 ? pairs : null;
+}
+
+export function linkFor(state: FormState): string {
+  return `${location.origin}${location.pathname}#${new URLSearchParams(state).toString()}`;
+}
+
+export function startSingle(help: FieldHelp): void {
+  const form = new StudentForm(byId<HTMLFormElement>('student-form'), help);
+  const output = byId('result');
+  const sheet = byId('worksheet');
+  const actions = byId('result-actions');
+  const link = byId<HTMLAnchorElement>('reopen-link');
+  const status = byId('single-status');
+  const pdfButton = byId<HTMLButtonElement>('pdf-button');
+  let lastRequest: Record<string, unknown> | null = null;
+
+  async function calculate(): Promise<void> {
+    const request = form.request();
+    const state = form.state();
+    status.textContent = 'Calculating…';
+    let res: Response;
+    try {
+      res = await apiFetch('/v1/calculate', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify(request),
+      });
+    } catch {
+      status.textContent = 'The service could not be reached.';
+      return;
+    }
+    const body = (await res.json().catch(() => ({}))) as CalculationResult & ErrorBody;
+    if (!res.ok) {
+      status.textContent = '';
+      output.replaceChildren();
+      sheet.replaceChildren();
+      actions.hidden = true;
+      form.showErrors(body.message ?? `The request failed (${res.status}).`, body.field_errors ?? []);
+      return;
+    }
+    form.clearErrors();
+    lastRequest = request;
+    renderResult(output, body, res.headers.get('X-Rule-Set'));
+    link.href = linkFor(state);
+    history.replaceState(null, '', link.href);
+    actions.hidden = false;
+    status.textContent = 'Calculated.';
+    byId('result-heading').focus();
+    pdfButton.disabled = !(await showWorksheet(sheet, request));
+  }
+
+  form.form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void calculate();
+  });
+  byId('print-button').addEventListener('click', () => window.print());
+  pdfButton.addEventListener('click', () => {
+    if (lastRequest === null) return;
+    const first = (lastRequest['terms'] as { label?: string }[])[0]?.label ?? 'student';
+    void downloadPdf(lastRequest, `worksheet-${first.replace(/[^A-Za-z0-9_-]+/g, '_')}.pdf`).then((problem) => {
+      status.textContent = problem ?? 'The PDF was downloaded.';
+    });
+  });
+  byId('copy-link').addEventListener('click', () => {
+    // The clipboard exists only in a secure context (https or localhost).
+    if (!navigator.clipboard) {
+      status.textContent = 'Copy the link from the address bar.';
+      return;
+    }
+    void navigator.clipboard.writeText(link.href).then(
+      () => (status.textContent = 'The link was copied.'),
+      () => (status.textContent = 'Copy the link from the address bar.'),
+    );
+  });
+
+  const reopen = () => {
+    const state = stateFromFragment(location.hash);
+    if (state === null) return;
+    form.fill(state);
+    void calculate();
+  };
+  window.addEventListener('hashchange', reopen);
+  reopen();
+}

@@ -1,0 +1,64 @@
+/**
+ * The shadow check's summary on the bulk tab, in a real browser: a registrar uploads samples/shadow-check.csv
+ * (a school system's own figures beside each student) and reads the students by status and a bar chart of the
+ * mismatches by reason — the counts of the sample's hand-checked expected output.
+ */
+import { readFileSync } from 'node:fs';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, openPage, screenshot, startPageServer, type PageServer } from './browser.ts';
+
+const SAMPLE = new URL('../../samples/shadow-check.csv', import.meta.url);
+const EXPECTED = readFileSync(new URL('../../samples/shadow-check.expected.csv', import.meta.url));
+
+let browser: Browser;
+let server: PageServer;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  server = await startPageServer();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('the shadow-check summary', () => {
+  it('charts the mismatches of samples/shadow-check.csv by reason, with the students by status', async () => {
+    // Students (the first row of each) by status and, for mismatches, by reason, from the expected output.
+    const rows = parse(EXPECTED, { columns: true }) as Record<string, string>[];
+    const statuses = new Map<string, number>();
+    const reasons = new Map<string, number>();
+    rows.forEach((row, i) => {
+      if (row['row_status'] !== 'ok' || rows[i - 1]?.['student_id'] === row['student_id']) return;
+      const status = row['check_status']!;
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      if (status === 'mismatch') reasons.set(row['check_reason']!, (reasons.get(row['check_reason']!) ?? 0) + 1);
+    });
+    expect(reasons.size).toBeGreaterThan(1);
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await context.newPage();
+      await openPage(page, `${server.base}/#bulk`);
+      await page.locator('#bulk-file').setInputFiles(SAMPLE.pathname);
+      await page.getByRole('button', { name: 'Calculate the file' }).click();
+      await page.locator('#bulk-summary-heading').waitFor({ timeout: 60_000 });
+      const chart = page.locator('#check-summary');
+      expect(await chart.isVisible()).toBe(true);
+      for (const [reason, n] of reasons) {
+        expect(await chart.locator(`[data-field="check_summary.${reason}"] .bar-count`).textContent(), reason).toBe(
+          String(n),
+        );
+      }
+      const text = (await chart.textContent()) ?? '';
+      for (const [status, n] of statuses) expect(text).toContain(`${n} ${status.replaceAll('_', ' ')}`);
+      await chart.scrollIntoViewIfNeeded();
+      await screenshot(page, '15-shadow-check-chart');
+    } finally {
+      await context.close();
+    }
+  });
+});
