@@ -18,9 +18,12 @@ describe('queue worker on SIGTERM', () => {
         REDIS_URL: own.url,
         BULLMQ_PREFIX: uniquePrefix('worker-grace'),
         QUEUE_WORKER_SHUTDOWN_GRACE_MS: '1500',
+        LOG_LEVEL: 'debug',
       });
       await own.stop();
       stopped = true;
+      // Signalled once the worker knows Redis is gone (before that, its close can still end cleanly).
+      await worker.waitFor(/Redis connection error/, 15_000);
       const sent = Date.now();
       worker.proc.kill('SIGTERM');
       const code = await worker.exited;
