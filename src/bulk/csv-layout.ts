@@ -217,6 +217,35 @@ function cellOf(cells: readonly string[], index: number): string {
 }
 
 /**
+ * A student-level cell: the first row's value. A later row may repeat it or leave it empty; any other value is an
+ * error on that row naming the column.
+ */
+export function studentCell(
+  rows: readonly (readonly string[])[],
+  lines: readonly number[],
+  index: number,
+  column: string,
+  errors: RowFieldError[],
+): string {
+  const value = cellOf(rows[0]!, index);
+  for (let r = 1; r < rows.length; r++) {
+    const other = cellOf(rows[r]!, index);
+    if (other === '' || other === value) continue;
+    errors.push({
+      row: r,
+      field: column,
+      message:
+        value === ''
+          ? `is ${shorten(other)} but the student's first row (line ${lines[0]}) leaves it empty; a student-level ` +
+            'value must be given on the first row of the student'
+          : `is ${shorten(other)} but the student's first row (line ${lines[0]}) has ${shorten(value)}; a ` +
+            'student-level value must be the same on every row of the student or given on its first row only',
+    });
+  }
+  return value;
+}
+
+/**
  * Builds the request body for one student from its rows (cells in header order; every row already has the
  * header's width), validates it with the JSON endpoint's schema, and reports problems per row and CSV column.
  */
@@ -227,8 +256,6 @@ export function validateStudentRows(
 ): StudentValidation {
   const errors: RowFieldError[] = [];
   const body: Record<string, unknown> = {};
-  const first = rows[0]!;
-
   const idIndex = layout.col.student_id;
   for (let r = 0; r < rows.length; r++) {
     if (cellOf(rows[r]!, idIndex) === '') errors.push({ row: r, field: 'student_id', message: 'is required' });
@@ -237,21 +264,7 @@ export function validateStudentRows(
   for (const column of STUDENT_COLUMNS) {
     const index = layout.col[column];
     if (index < 0) continue;
-    const value = cellOf(first, index);
-    for (let r = 1; r < rows.length; r++) {
-      const other = cellOf(rows[r]!, index);
-      if (other === '' || other === value) continue;
-      errors.push({
-        row: r,
-        field: column,
-        message:
-          value === ''
-            ? `is ${shorten(other)} but the student's first row (line ${lines[0]}) leaves it empty; a student-level ` +
-              'value must be given on the first row of the student'
-            : `is ${shorten(other)} but the student's first row (line ${lines[0]}) has ${shorten(value)}; a ` +
-              'student-level value must be the same on every row of the student or given on its first row only',
-      });
-    }
+    const value = studentCell(rows, lines, index, column, errors);
     if (value === '') continue; // default
     setStudentValue(body, column, value, errors);
   }

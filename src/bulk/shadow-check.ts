@@ -21,7 +21,13 @@ import { type Figures, StudentFigures } from '../domain/figures.ts';
 import { CHECK_REASONS, type CheckReason, REASON_READINGS, type Readings } from '../domain/readings.ts';
 import type { CalculationInput, CalculationResult, DisbursementOption } from '../domain/types.ts';
 import { MESSAGES, toCanonicalDecimal } from '../schema/decimal.ts';
-import { SIS_STUDENT_COLUMNS, SIS_TERM_COLUMNS, type CsvLayout, type RowFieldError } from './csv-layout.ts';
+import {
+  SIS_STUDENT_COLUMNS,
+  SIS_TERM_COLUMNS,
+  studentCell,
+  type CsvLayout,
+  type RowFieldError,
+} from './csv-layout.ts';
 
 export type CheckStatus = 'match' | 'mismatch' | 'not_checked';
 export { CHECK_REASONS, type CheckReason };
@@ -66,36 +72,6 @@ export function hasSisColumns(layout: CsvLayout): boolean {
 
 function cellOf(cells: readonly string[], index: number): string {
   return index < 0 ? '' : (cells[index] ?? '');
-}
-
-function shorten(value: string): string {
-  return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-}
-
-/** A student-level sis cell: the first row's value; a later row may repeat it or leave it empty. */
-function studentCell(
-  rows: readonly (readonly string[])[],
-  lines: readonly number[],
-  index: number,
-  column: string,
-  errors: RowFieldError[],
-): string {
-  const value = cellOf(rows[0]!, index);
-  for (let r = 1; r < rows.length; r++) {
-    const other = cellOf(rows[r]!, index);
-    if (other === '' || other === value) continue;
-    errors.push({
-      row: r,
-      field: column,
-      message:
-        value === ''
-          ? `is ${shorten(other)} but the student's first row (line ${lines[0]}) leaves it empty; a student-level ` +
-            'value must be given on the first row of the student'
-          : `is ${shorten(other)} but the student's first row (line ${lines[0]}) has ${shorten(value)}; a ` +
-            'student-level value must be the same on every row of the student or given on its first row only',
-    });
-  }
-  return value;
 }
 
 const MONEY = { kind: 'money', positive: false } as const;

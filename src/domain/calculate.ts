@@ -67,7 +67,8 @@ function explainAdjustment(
   return W.adjustmentExplanation(changes, baseline.percent, revision.percent, annualChanges, effects);
 }
 
-function scenarioBases(start: StartingAmounts, readings: Readings): ScenarioBases {
+/** The starting amounts a scenario (recalculation.ts) is evaluated from, under `readings`. */
+export function scenarioBases(start: StartingAmounts, readings: Readings): ScenarioBases {
   return {
     sub: start.sub,
     unsub: start.unsub,

@@ -7,7 +7,7 @@
  */
 
 import { type StartingAmounts, startingAmounts } from './bases.ts';
-import { HUNDRED } from './decimal.ts';
+import { scenarioBases } from './calculate.ts';
 import { finalPeriodCase } from './final-period.ts';
 import { type LimitTable, STATUTORY_LIMIT_TABLE } from './limits.ts';
 import { toDisbursementOption, toJsonNumber } from './output.ts';
@@ -70,14 +70,7 @@ export class StudentFigures {
   }
 
   #bases(readings: Readings): ScenarioBases {
-    const start = this.#start;
-    return {
-      sub: start.sub,
-      unsub: start.unsub,
-      gradPlus: start.gradPlus,
-      fixedPercent: start.proration === null ? null : HUNDRED,
-      readings,
-    };
+    return scenarioBases(this.#start, readings);
   }
 
   /**
