@@ -1,11 +1,9 @@
 /**
  * POST /v1/calculate/worksheet over a real HTTP server: JSON, HTML and PDF of FSA examples 1 and 4 (figures from
- * shared/spec/examples.json and rules.md), the PDF's text read back with pdfjs-dist, identical PDF bytes for the
+ * shared/spec/examples.json and rules.md), the PDF's text read back with pdf.js (unpdf), identical PDF bytes for the
  * same request once the clock is fixed, and the 406 / 415 / 422 / 405 answers in the documented envelope.
  */
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WORKED_EXAMPLES } from '../../src/api/openapi/worked-examples.ts';
 import { pdfText } from '../../src/api/worksheet/pdf.ts';
@@ -16,9 +14,6 @@ import { WorksheetSchema } from '../../src/schema/worksheet.ts';
 import { type TestServer, startTestServer } from './helpers.ts';
 
 const URL_PATH = '/v1/calculate/worksheet';
-/** pdfjs reads the standard fonts' metrics from its own package. */
-const STANDARD_FONTS =
-  join(dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json')), 'standard_fonts') + '/';
 const FIXED = new Date('2026-08-01T12:00:00Z');
 let now = FIXED;
 let server: TestServer;
@@ -49,18 +44,14 @@ async function post(
 }
 
 async function pdfTextOf(bytes: Buffer): Promise<{ text: string; info: Record<string, unknown> }> {
-  const task = getDocument({
-    data: new Uint8Array(bytes),
-    standardFontDataUrl: STANDARD_FONTS,
-  });
-  const pdf = await task.promise;
+  const pdf = await getDocumentProxy(new Uint8Array(bytes));
   const parts: string[] = [];
   for (let p = 1; p <= pdf.numPages; p++) {
     const content = await (await pdf.getPage(p)).getTextContent();
     for (const item of content.items) if ('str' in item) parts.push(item.str);
   }
   const meta = await pdf.getMetadata();
-  await task.destroy();
+  await pdf.destroy();
   // Lines wrap at spaces: joined with spaces and collapsed, the text reads as written.
   return { text: parts.join(' ').replace(/\s+/g, ' '), info: meta.info as Record<string, unknown> };
 }

@@ -1,13 +1,13 @@
 /**
  * The worksheet on the page, in a real browser against the real service: the steps of FSA example 4 under its
  * result (the −90 adjustments as outputs of steps, each step with its rules.md section and citation), the PDF
- * downloaded by its button and read back with pdfjs-dist, and the print layout. Screenshots go to
+ * downloaded by its button and read back with pdf.js (unpdf), and the print layout. Screenshots go to
  * test-output/screenshots/.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { join } from 'node:path';
+import { getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, openPage, screenshot, SCREENSHOTS, startPageServer, type PageServer } from './browser.ts';
@@ -39,11 +39,8 @@ async function calculated(id: string, options: Parameters<Browser['newContext']>
   return page;
 }
 
-/** pdfjs reads the standard fonts' metrics from its own package (a path: it runs in Node). */
-const FONTS = join(dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json')), 'standard_fonts') + '/';
-
 async function pdfText(bytes: Uint8Array): Promise<string> {
-  const pdf = await getDocument({ data: bytes, standardFontDataUrl: FONTS }).promise;
+  const pdf = await getDocumentProxy(bytes);
   const pages: string[] = [];
   for (let n = 1; n <= pdf.numPages; n++) {
     const content = await (await pdf.getPage(n)).getTextContent();
