@@ -8,6 +8,7 @@ import { entryEnvelope, type WireEnvelope } from '../../errors.ts';
 import { JOB_ID_PATTERN } from '../../jobs/job-id.ts';
 import { CheckSummarySchema, ExtendedErrorSchema } from '../../schema/response.ts';
 import { JOBS_PATH, MAX_IDEMPOTENCY_KEY } from '../jobs-route.ts';
+import { UPLOAD_ENCODING_NOTE, UPLOAD_QUERY } from './files-params.ts';
 
 const JobStatusSchema = z.enum(['queued', 'running', 'completed', 'failed']).meta({
   id: 'JobStatus',
@@ -94,8 +95,10 @@ export function jobsOpenApiPaths(options: {
           'the existing job (header `Idempotent-Replayed: true`). The key is scoped to the upload: an ' +
           'Idempotency-Key plus the sha256 of the file and the result format, so the same key with another file ' +
           `creates another job and a key alone never blocks another caller's file. ${storage} A job and its ` +
-          `result expire ${options.ttlSeconds} s after the job finished; a failed job's partial result is deleted at once.`,
+          `result expire ${options.ttlSeconds} s after the job finished; a failed job's partial result is deleted at once.` +
+          UPLOAD_ENCODING_NOTE,
         requestParams: {
+          query: UPLOAD_QUERY,
           header: z.object({
             'Idempotency-Key': z.string().max(MAX_IDEMPOTENCY_KEY).optional().meta({
               description: 'Client-chosen key (1-255 visible ASCII characters) that makes the submission repeatable.',

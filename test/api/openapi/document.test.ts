@@ -359,4 +359,18 @@ describe('the document as served, with the async jobs paths added through the ex
       expect(Object.keys(full.paths).some((p) => p.startsWith('/v1/jobs'))).toBe(true);
     }
   });
+
+  it('POST /v1/jobs takes the same query parameters as the bulk door (charset, delimiter, extra_columns, bom)', () => {
+    type Op = { parameters?: { in: string; name: string }[] };
+    const full = buildOpenApiDocument({
+      paths: jobsOpenApiPaths({ ttlSeconds: 86_400, maxBytes: 1 << 20, store: 'memory' }),
+    }) as unknown as { paths: Record<string, { post?: Op }> };
+    const queryOf = (path: string) =>
+      (full.paths[path]?.post?.parameters ?? [])
+        .filter((p) => p.in === 'query')
+        .map((p) => p.name)
+        .sort();
+    expect(queryOf('/v1/calculate/bulk')).toEqual(['bom', 'charset', 'delimiter', 'extra_columns']);
+    expect(queryOf('/v1/jobs')).toEqual(queryOf('/v1/calculate/bulk'));
+  });
 });
