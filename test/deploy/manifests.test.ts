@@ -60,10 +60,18 @@ const containers = (d: Manifest) => get(d, 'spec.template.spec.containers') as O
 const configMap = byKind('ConfigMap').find((c) => c.metadata.name === 'sor-config') as Manifest;
 
 /** Compose's `${VAR:?message}` replaced by what .env.example's documented command generates (64 hex digits). */
+/**
+ * The environment as compose gives it with a .env holding the required secrets and nothing else: `${X:?…}`
+ * becomes a generated secret, `${X:-default}` its default.
+ */
 function withSecrets(env: Record<string, string>): Record<string, string> {
   const generated = 'f'.repeat(64);
   return Object.fromEntries(
-    Object.entries(env).map(([k, v]) => [k, /^\$\{[A-Z_]+:\?[^}]*\}$/.test(v) ? generated : v]),
+    Object.entries(env).map(([k, v]) => {
+      if (/^\$\{[A-Z_]+:\?[^}]*\}$/.test(v)) return [k, generated];
+      const fallback = /^\$\{[A-Z_]+:-([^}]*)\}$/.exec(v);
+      return [k, fallback ? fallback[1]! : v];
+    }),
   );
 }
 
