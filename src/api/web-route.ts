@@ -93,9 +93,10 @@ export function webRouter(dir: string = webDir()): Router {
     router.get(path, (_req, res) => res.redirect(301, '/docs'));
   }
   router.use('/assets', immutable(join(dir, 'assets')));
+  const swaggerFiles = immutable(swagger.dir);
   router.use(swaggerBase, (req, res, next) => {
     if (!SWAGGER_FILES.has(req.path.slice(1))) return next();
-    immutable(swagger.dir)(req, res, next);
+    swaggerFiles(req, res, next);
   });
   return router;
 }
