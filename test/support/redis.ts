@@ -6,12 +6,13 @@
  * Tests isolate themselves with a per-run BullMQ prefix (`uniquePrefix`) and delete only their own keys
  * (`deleteKeys`); they never FLUSHALL/FLUSHDB a server that may be shared.
  */
-import { deleteKeys as deletePrefixKeys } from '../../bench/support/redis.ts';
+import { deleteKeys as deletePrefixKeys, freePort } from '../../bench/support/redis.ts';
+
+export { freePort };
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 
 export interface TestRedis {
@@ -20,19 +21,6 @@ export interface TestRedis {
   source: 'env' | 'container' | 'binary';
   /** Stops what this helper started (nothing for `env`). */
   stop(): Promise<void>;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 async function ping(url: string, timeoutMs = 2000): Promise<boolean> {
