@@ -197,27 +197,19 @@ function baseSteps(w: CalculationWorkings): TraceStep[] {
     output: {},
   });
   let amounts: CapAmounts = { sub, unsub };
-  if (input.total_limit !== null) {
-    const cap = capStep(
-      'cap.total_limit',
-      'Institutional program limit',
-      CITATIONS.programLimit.citation,
-      'total_limit',
-      dec(input.total_limit),
-      amounts,
-    );
-    steps.push(cap.step);
-    amounts = cap.after;
-  }
-  if (input.cost_of_attendance !== null) {
-    const cap = capStep(
-      'cap.cost_of_attendance',
+  // The caps in the calculation's order (§2.2 items 1–2): the program limit, then cost of attendance.
+  const caps = [
+    ['total_limit', 'Institutional program limit', CITATIONS.programLimit.citation, input.total_limit],
+    [
+      'cost_of_attendance',
       'Cost of attendance minus other aid',
       CITATIONS.costOfAttendance.citation,
-      'cost_of_attendance',
-      dec(input.cost_of_attendance),
-      amounts,
-    );
+      input.cost_of_attendance,
+    ],
+  ] as const;
+  for (const [name, title, citation, value] of caps) {
+    if (value === null) continue;
+    const cap = capStep(`cap.${name}`, title, citation, name, dec(value), amounts);
     steps.push(cap.step);
     amounts = cap.after;
   }
