@@ -19,6 +19,25 @@ async function* plainBody(req: IncomingMessage, count: ByteCounter): AsyncGenera
   }
 }
 
+/** A writable as far as waiting on it goes (a stream, or busboy's parser). */
+interface Waitable {
+  on(event: 'drain' | 'close', listener: () => void): unknown;
+  off(event: 'drain' | 'close', listener: () => void): unknown;
+}
+
+/** Resolves once a writable that asked to wait ('drain') may be written again, or has closed. */
+export function drainedOrClosed(stream: Waitable): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('close', done);
+  });
+}
+
 /**
  * The decompressed bytes of a gzip body, as they come out of zlib (which is fed only as fast as they are taken).
  * A body that is not gzip is an AppError 400. Stopping early stops feeding zlib; the rest of the body is left
@@ -33,17 +52,7 @@ async function* gunzipBody(req: IncomingMessage, count: ByteCounter): AsyncGener
         const buf = chunk as Buffer;
         count(buf.length);
         if (stop || gunzip.destroyed) break;
-        if (!gunzip.write(buf)) {
-          await new Promise<void>((resolve) => {
-            const done = () => {
-              gunzip.off('drain', done);
-              gunzip.off('close', done);
-              resolve();
-            };
-            gunzip.on('drain', done);
-            gunzip.on('close', done);
-          });
-        }
+        if (!gunzip.write(buf)) await drainedOrClosed(gunzip);
         if (stop || gunzip.destroyed) break;
       }
       if (!stop && !gunzip.destroyed) gunzip.end();

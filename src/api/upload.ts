@@ -24,7 +24,7 @@ import { closeAfterAnswer, drainBody } from './drain-body.ts';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import busboy, { type Busboy } from 'busboy';
-import { bodyBytes } from './upload-body.ts';
+import { bodyBytes, drainedOrClosed } from './upload-body.ts';
 import { PART_HEAD_CHARS, partDialect, uploadDialect, uploadEncoding } from './upload-options.ts';
 import type { CsvDialect } from '../bulk/csv-dialect.ts';
 import type { Request, Response } from 'express';
@@ -250,17 +250,7 @@ async function receiveMultipart(
     if (head.length < PART_HEAD_CHARS) head += buf.toString('latin1', 0, PART_HEAD_CHARS - head.length);
     if (total > max) fail(tooLarge(limits.maxBytes));
     if (problem !== undefined || sink.scan.failed !== undefined) break;
-    if (!bb.write(buf)) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          bb.off('drain', done);
-          bb.off('close', done);
-          resolve();
-        };
-        bb.on('drain', done);
-        bb.on('close', done);
-      });
-    }
+    if (!bb.write(buf)) await drainedOrClosed(bb);
   }
   if (problem === undefined && sink.scan.failed === undefined) {
     bb.end();
