@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createApp } from '../../src/api/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createRuntime, type Runtime } from '../../src/runtime.ts';
@@ -80,6 +81,46 @@ export async function startPageServer(env: Record<string, string> = {}): Promise
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await runtime.close();
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type ContextOptions = Parameters<Browser['newContext']>[0];
+
+export interface BrowserSession {
+  /** The service's base URL (valid once the suite's beforeAll has run). */
+  readonly base: string;
+  /** A new page in its own browser context (laptop-sized unless `options` say otherwise), closed after the suite. */
+  newPage(options?: ContextOptions): Promise<Page>;
+}
+
+/**
+ * One browser and one service for a test file: started in beforeAll, closed (every context the file opened, the
+ * browser, the server) in afterAll.
+ */
+export function useBrowserSession(): BrowserSession {
+  let browser: Browser | undefined;
+  let server: PageServer | undefined;
+  const contexts: BrowserContext[] = [];
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    server = await startPageServer();
+  });
+  afterAll(async () => {
+    for (const context of contexts) await context.close();
+    await browser?.close();
+    await server?.close();
+  });
+  return {
+    get base(): string {
+      if (server === undefined) throw new Error('the page server is not started yet (use it inside a test)');
+      return server.base;
+    },
+    async newPage(options: ContextOptions = {}): Promise<Page> {
+      if (browser === undefined) throw new Error('the browser is not launched yet (use it inside a test)');
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+      contexts.push(context);
+      return context.newPage();
     },
   };
 }

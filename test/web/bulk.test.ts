@@ -6,33 +6,18 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, openPage, screenshot, startPageServer, type PageServer } from './browser.ts';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { openPage, screenshot, useBrowserSession, type ContextOptions } from './browser.ts';
 
 const SAMPLE = new URL('../../samples/sample.csv', import.meta.url);
 const EXPECTED_CSV = readFileSync(new URL('../../samples/sample.expected.csv', import.meta.url));
 const EXPECTED_NDJSON = readFileSync(new URL('../../samples/sample.expected.ndjson', import.meta.url));
 
-let browser: Browser;
-let server: PageServer;
-const contexts: BrowserContext[] = [];
+const server = useBrowserSession();
 
-beforeAll(async () => {
-  browser = await launchBrowser();
-  server = await startPageServer();
-});
-
-afterAll(async () => {
-  for (const context of contexts) await context.close();
-  await browser?.close();
-  await server?.close();
-});
-
-async function bulkTab(options: Parameters<Browser['newContext']>[0] = {}): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
-  contexts.push(context);
-  const page = await context.newPage();
+async function bulkTab(options: ContextOptions = {}): Promise<Page> {
+  const page = await server.newPage(options);
   await openPage(page, `${server.base}/#bulk`);
   expect(await page.locator('#panel-bulk').isVisible()).toBe(true);
   return page;

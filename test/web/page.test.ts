@@ -6,30 +6,15 @@
  * the page fits a phone and prints its results. Screenshots of each state go to test-output/screenshots/.
  */
 import { createRequire } from 'node:module';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { collectProblems, launchBrowser, openPage, screenshot, startPageServer, type PageServer } from './browser.ts';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { collectProblems, openPage, screenshot, useBrowserSession, type ContextOptions } from './browser.ts';
 import { EXAMPLES, at, example, fillRequest, resultCells, shownValue, type Example } from './form-helpers.ts';
 
-let browser: Browser;
-let server: PageServer;
-const contexts: BrowserContext[] = [];
+const server = useBrowserSession();
 
-beforeAll(async () => {
-  browser = await launchBrowser();
-  server = await startPageServer();
-});
-
-afterAll(async () => {
-  for (const context of contexts) await context.close();
-  await browser?.close();
-  await server?.close();
-});
-
-async function newPage(options: Parameters<Browser['newContext']>[0] = {}): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
-  contexts.push(context);
-  return context.newPage();
+function newPage(options: ContextOptions = {}): Promise<Page> {
+  return server.newPage(options);
 }
 
 async function calculate(page: Page): Promise<void> {

@@ -8,30 +8,15 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { getDocumentProxy } from 'unpdf';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, openPage, screenshot, SCREENSHOTS, startPageServer, type PageServer } from './browser.ts';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { openPage, screenshot, SCREENSHOTS, useBrowserSession, type ContextOptions } from './browser.ts';
 import { at, example, fillRequest } from './form-helpers.ts';
 
-let browser: Browser;
-let server: PageServer;
-const contexts: BrowserContext[] = [];
+const server = useBrowserSession();
 
-beforeAll(async () => {
-  browser = await launchBrowser();
-  server = await startPageServer();
-});
-
-afterAll(async () => {
-  for (const context of contexts) await context.close();
-  await browser?.close();
-  await server?.close();
-});
-
-async function calculated(id: string, options: Parameters<Browser['newContext']>[0] = {}): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
-  contexts.push(context);
-  const page = await context.newPage();
+async function calculated(id: string, options: ContextOptions = {}): Promise<Page> {
+  const page = await server.newPage(options);
   await openPage(page, `${server.base}/`);
   await fillRequest(page, example(id).request);
   await page.getByRole('button', { name: 'Calculate', exact: true }).click();
