@@ -9,11 +9,13 @@
  * as there). Each round times both implementations back to back (order alternating), CPU time via
  * process.cpuUsage(); the best round is reported. Allocation: heap growth over a batch of calls with a young
  * generation large enough that no collection runs (a batch during which one ran is discarded).
+ * Last, parseJsonExact on the FSA-4 JSON text against its former pre-check regex (then JSON.parse, as before).
  */
 import { PerformanceObserver } from 'node:perf_hooks';
 import { WORKED_EXAMPLES } from '../../src/api/openapi/worked-examples.ts';
 import { buildOpenApiDocument } from '../../src/api/openapi/document.ts';
 import { parseCalculationRequest, parseCalculationRequestWithZod } from '../../src/schema/request.ts';
+import { parseJsonExact } from '../../src/api/json-exact.ts';
 
 const argv = process.argv.slice(2);
 const OPENAPI = argv.includes('--openapi');
@@ -81,3 +83,26 @@ for (const [name, make] of [
       `x${(best.zod! / best.fast!).toFixed(1)}; heap ${bytes.zod.toFixed(0)} B vs ${bytes.fast.toFixed(0)} B per call`,
   );
 }
+
+// parseJsonExact: the former pre-check (three alternatives) then JSON.parse, against the current function.
+const FORMER_PRE_CHECK = /\.\d{7}|\d{10}|\d[eE]/;
+const formerParseJsonExact = (text: string): unknown => {
+  if (FORMER_PRE_CHECK.test(text)) throw new Error('the bench text must take the fast branch');
+  return JSON.parse(text) as unknown;
+};
+const texts = Array.from({ length: 64 }, (_, i) => JSON.stringify(fsa4).replace('Fall', `Fall ${i}`));
+const jsonImpls: Record<string, (t: string) => unknown> = { former: formerParseJsonExact, current: parseJsonExact };
+const bestJson: Record<string, number> = { former: Infinity, current: Infinity };
+for (let r = 0; r < ROUNDS; r++) {
+  for (const impl of r % 2 === 0 ? ['former', 'current'] : ['current', 'former']) {
+    const parse = jsonImpls[impl]!;
+    const start = process.cpuUsage();
+    for (let i = 0; i < CALLS; i++) parse(texts[i & 63]!);
+    const used = process.cpuUsage(start);
+    bestJson[impl] = Math.min(bestJson[impl]!, (used.user + used.system) / CALLS);
+  }
+}
+console.log(
+  `parseJsonExact FSA-4 (${texts[0]!.length} chars): former ${bestJson.former!.toFixed(2)} µs, ` +
+    `current ${bestJson.current!.toFixed(2)} µs CPU per call (best of ${ROUNDS} × ${CALLS})`,
+);
