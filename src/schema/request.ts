@@ -5,7 +5,8 @@
  * offending field.
  *
  * Used by the JSON endpoint, the bulk pipeline (millions of students) and the CLI, so the schemas are built once
- * at module load and the hot path allocates little.
+ * at module load, and an ordinary valid request skips zod altogether: `parseValidRequest` (below) builds zod's
+ * very output by hand and hands everything else to the schema.
  */
 import 'zod-openapi';
 import { z } from 'zod';
