@@ -137,3 +137,64 @@ export function expandExponent(text: string): string {
   else plain = `${digits.slice(0, pointAt)}.${digits.slice(pointAt)}`;
   return negative ? `-${plain}` : plain;
 }
+
+/**
+ * The hot path of parseCalculationRequest (request.ts): the canonical string `toCanonicalDecimal` returns for a
+ * value it accepts, or null for anything else — an invalid value, and also the rare valid forms this scan does not
+ * handle (a "-0" string, a number below 1e-6), which the caller then hands to the zod path, where
+ * toCanonicalDecimal decides. Never a different answer: test/schema/fast-path.test.ts compares the two on random
+ * values. No outcome object, no regex, and a string that is already canonical ("12", "7.5") is returned as it is,
+ * so the common case allocates nothing.
+ */
+export function canonicalDecimalOrNull(input: unknown, rule: DecimalRule): string | null {
+  const max = rule.kind === 'credits' ? MAX_CREDITS : MAX_MONEY;
+  if (typeof input === 'number') {
+    // NaN fails both comparisons; -0 passes (String(-0) is "0").
+    if (!(input >= 0 && input <= max)) return null;
+    if (input === 0) return rule.positive ? null : '0';
+    if (Number.isInteger(input)) return String(input);
+    // A non-integer in (0, max): String() is plain decimal notation from 1e-6 up, already canonical (no leading or
+    // trailing zeros); an exponent form ("4.4e-323", below 1e-6) has more than 6 decimal places anyway.
+    const text = String(input);
+    if (text.includes('e') || text.length - text.indexOf('.') - 1 > MAX_DECIMAL_PLACES) return null;
+    return text;
+  }
+  if (typeof input !== 'string') return null;
+  const n = input.length;
+  if (n === 0 || n > MAX_DECIMAL_STRING_LENGTH) return null;
+  let i = input.charCodeAt(0) === 43 /* + */ ? 1 : 0;
+  const start = i;
+  while (i < n && input.charCodeAt(i) === 48 /* 0 */) i++;
+  const intStart = i;
+  let whole = 0;
+  let c = 0;
+  while (i < n && (c = input.charCodeAt(i)) >= 48 && c <= 57) {
+    whole = whole * 10 + (c - 48);
+    i++;
+  }
+  const intEnd = i;
+  let fracEnd = i;
+  if (i < n) {
+    if (c !== 46 /* . */) return null;
+    i++;
+    while (i < n && (c = input.charCodeAt(i)) >= 48 && c <= 57) i++;
+    if (i < n) return null;
+    fracEnd = n;
+    while (fracEnd > intEnd + 1 && input.charCodeAt(fracEnd - 1) === 48) fracEnd--;
+    // No digit at all ("+", ".", "+."): not a decimal.
+    if (intEnd === start && n - intEnd === 1) return null;
+  } else if (intEnd === start) {
+    return null; // "" or "+"
+  }
+  const places = fracEnd === intEnd ? 0 : fracEnd - intEnd - 1;
+  if (places > MAX_DECIMAL_PLACES) return null;
+  if (intEnd - intStart > 9) return null; // beyond every bound (and beyond exact integer accumulation)
+  if (whole > max || (whole === max && places > 0)) return null;
+  if (whole === 0 && places === 0) return rule.positive ? null : '0';
+  // Already canonical: no sign, no leading zero other than the one of "0.x", no trailing zero or dangling point.
+  if (start === 0 && fracEnd === n && (places > 0 || intEnd === n)) {
+    if ((intStart === 0 && intEnd > 0) || (intStart === 1 && intEnd === 1 && places > 0)) return input;
+  }
+  const wholeText = intEnd === intStart ? '0' : input.slice(intStart, intEnd);
+  return places === 0 ? wholeText : `${wholeText}.${input.slice(intEnd + 1, fracEnd)}`;
+}

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { decimalDigits, exactJsonNumber, parseJsonExact } from '../../src/api/json-exact.ts';
+import { MAY_BE_INEXACT, decimalDigits, exactJsonNumber, parseJsonExact } from '../../src/api/json-exact.ts';
 import { baseRequest, fieldPaths, postJson, startTestServer, type TestServer } from './helpers.ts';
 
 describe('decimalDigits', () => {
@@ -71,6 +71,25 @@ describe('exactJsonNumber', () => {
       }),
       { numRuns: 5000 },
     );
+  });
+
+  it('the pre-check flags exactly the texts with 7 decimals, 10 integer digits or an exponent (property)', () => {
+    // The shapes an inexact number must have (see the module's comment), written plainly: the pre-check must find
+    // every one of them, and find nothing else.
+    const spec = /\.\d{7}|\d{10}|\d[eE]/;
+    const text = fc
+      .array(fc.constantFrom(...'0123456789.eE-+ "x,:'.split(''), '1234567', '123456789', '0.000000'), {
+        maxLength: 40,
+      })
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(fc.oneof(text, fc.string()), (t) => {
+        expect(MAY_BE_INEXACT.test(t)).toBe(spec.test(t));
+      }),
+      { numRuns: 20_000 },
+    );
+    for (const t of ['1.1234567', '1234567890', '1e5', '2E-3', '"x1e"']) expect(MAY_BE_INEXACT.test(t)).toBe(true);
+    for (const t of ['1.123456', '123456789', 'e5', '.e5', '{"a":12}']) expect(MAY_BE_INEXACT.test(t)).toBe(false);
   });
 
   it('parseJsonExact applies it to every number of a document, nested ones included', () => {
