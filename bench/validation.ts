@@ -1,7 +1,7 @@
 /**
  * CPU and allocation cost of request validation, the zod path against the fast path, in ONE run (not a test):
  *
- *   node --expose-gc --min-semi-space-size=64 --max-semi-space-size=64 test/schema/validation-bench.ts [--openapi] [--rounds 9]
+ *   npm run bench:validation [-- --openapi] [--rounds 9]   (node --expose-gc, a 64 MB young generation)
  *
  * --openapi builds the OpenAPI document from the same zod schemas first, as the app does at start (zod's shared
  * internals then see more shapes and get slower). Bodies: FSA-4 as JSON.parse makes it, and the same student with
@@ -12,15 +12,22 @@
  * Last, parseJsonExact on the FSA-4 JSON text against its former pre-check regex (then JSON.parse, as before).
  */
 import { PerformanceObserver } from 'node:perf_hooks';
-import { WORKED_EXAMPLES } from '../../src/api/openapi/worked-examples.ts';
-import { buildOpenApiDocument } from '../../src/api/openapi/document.ts';
-import { parseCalculationRequest, parseCalculationRequestWithZod } from '../../src/schema/request.ts';
-import { parseJsonExact } from '../../src/api/json-exact.ts';
+import { WORKED_EXAMPLES } from '../src/api/openapi/worked-examples.ts';
+import { buildOpenApiDocument } from '../src/api/openapi/document.ts';
+import { parseCalculationRequest, parseCalculationRequestWithZod } from '../src/schema/request.ts';
+import { parseJsonExact } from '../src/api/json-exact.ts';
+import { benchArgs } from './support/args.ts';
 
-const argv = process.argv.slice(2);
-const OPENAPI = argv.includes('--openapi');
-const roundsAt = argv.indexOf('--rounds');
-const ROUNDS = roundsAt >= 0 ? Number(argv[roundsAt + 1]) : 9;
+const args = benchArgs('npm run bench:validation --', {
+  openapi: {
+    type: 'boolean',
+    default: false,
+    help: 'build the OpenAPI document from the schemas first, as the app does',
+  },
+  rounds: { type: 'number', default: 9, help: 'timed rounds per implementation; the best is kept' },
+});
+const OPENAPI = args.openapi;
+const ROUNDS = args.rounds;
 const CALLS = 20_000;
 
 if (OPENAPI) buildOpenApiDocument();
