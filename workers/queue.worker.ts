@@ -84,7 +84,6 @@ async function main(): Promise<number> {
     tuning,
   });
   await worker.ready();
-  logger.info({ threads: pool.threads }, 'worker: ready for chunk jobs');
 
   // Liveness for orchestrators without an HTTP port: a timestamp written from the event loop every 10 s.
   const heartbeatFile = config.QUEUE_WORKER_HEARTBEAT_FILE;
@@ -132,6 +131,10 @@ async function main(): Promise<number> {
     };
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
+    // Announced only once the signal handlers are in place: a supervisor (or a test) that sends SIGTERM as soon
+    // as it reads this line gets the graceful drain, never the default action of the signal. The line is written
+    // asynchronously, so before, a busy machine could deliver that SIGTERM before the handlers existed.
+    logger.info({ threads: pool.threads }, 'worker: ready for chunk jobs');
   });
 }
 
