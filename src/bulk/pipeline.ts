@@ -132,7 +132,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
   let scheduler: ChunkScheduler | undefined;
   let builder: ChunkBuilder | undefined;
   let grouper: StudentGrouper | undefined;
-  const ready: { payload: string; rows: number; students: number }[] = [];
+  const ready: { payload: Uint8Array; rows: number; students: number }[] = [];
 
   const rowLimitMessage =
     maxRows === undefined
@@ -169,6 +169,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
         recycleOutput: options.recycleOutput === true,
         runId: newRunId(),
         checks: tally,
+        recyclePayload: (payload) => b.recycle(payload),
       },
       progress,
     );

@@ -79,10 +79,12 @@ export function createPoolRunner(options: PoolRunnerOptions): PoolRunner {
     threads,
     async run(task: ChunkTask): Promise<ChunkOutput> {
       if (closing !== undefined) throw new Error('the worker pool is closed');
-      if (!asBytes) return { index: task.index, ...(await pool.run(task.payload)) };
+      // Payload bytes on a SharedArrayBuffer reach the thread without a copy; else the string is cloned.
+      const input = task.payloadBytes === undefined ? { payload: task.payload } : { payloadBytes: task.payloadBytes };
+      if (!asBytes) return { index: task.index, ...(await pool.run(input)) };
       const lent = spare.pop();
       const outcome = await pool.run(
-        { payload: task.payload, bytes: true, buffer: lent },
+        { ...input, bytes: true, buffer: lent },
         lent === undefined ? undefined : { transferList: [lent] },
       );
       const buffer = outcome.bytes!.buffer as ArrayBuffer;
