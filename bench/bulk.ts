@@ -1,5 +1,6 @@
 /**
  * npm run bench:bulk [-- --students N] [-- --sizes 100000,1000000] [-- --skip-sizes | --only-sizes] [-- --dist]
+ *   [-- --concurrent 4]
  *   [-- --node-flags='--max-semi-space-size=8']
  *
  * Generates N random valid students (default 200,000; seeded, reproducible) into .bench-tmp/ and, in the same run,
@@ -139,8 +140,12 @@ function watchPeakRss(pid: number): { stop(): number } {
   };
 }
 
-/** POSTs the file to the real server (src/server.ts or dist/src/server.js) on a free port; time, bytes, peak RSS. */
-async function endpoint(path: string, setup: ChildSetup): Promise<Timing> {
+/**
+ * POSTs the file to the real server (src/server.ts or dist/src/server.js) on a free port; time, bytes, peak RSS.
+ * With `parallel` > 1, that many uploads of the file at once (each must be answered 200 or 503 service_busy);
+ * `outBytes` is the total of the 200 answers and `busy` counts the 503s.
+ */
+async function endpoint(path: string, setup: ChildSetup, parallel = 1): Promise<Timing & { busy: number }> {
   const child = spawn(process.execPath, [...setup.nodeFlags, entry(setup, 'server')], {
     env: childEnv({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }),
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -157,25 +162,34 @@ async function endpoint(path: string, setup: ChildSetup): Promise<Timing> {
   const rss = watchPeakRss(child.pid!);
   const t = performance.now();
   // The server is killed whatever happens: a failed run must not leave it holding this process's output open.
-  const answered = new Promise<number>((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/v1/calculate/bulk',
-        method: 'POST',
-        headers: { 'content-type': 'text/csv', 'content-length': statSync(path).size },
-      },
-      (res) => {
-        let n = 0;
-        res.on('data', (c: Buffer) => (n += c.length));
-        res.on('end', () => (res.statusCode === 200 ? resolve(n) : reject(new Error(`HTTP ${res.statusCode}`))));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    createReadStream(path, { highWaterMark: 256 * 1024 }).pipe(req);
-  });
+  let busy = 0;
+  const one = () =>
+    new Promise<number>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/v1/calculate/bulk',
+          method: 'POST',
+          headers: { 'content-type': 'text/csv', 'content-length': statSync(path).size },
+        },
+        (res) => {
+          let n = 0;
+          res.on('data', (c: Buffer) => (n += c.length));
+          res.on('end', () => {
+            if (res.statusCode === 200) resolve(n);
+            else if (res.statusCode === 503 && parallel > 1) {
+              busy++;
+              resolve(0);
+            } else reject(new Error(`HTTP ${res.statusCode}`));
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      createReadStream(path, { highWaterMark: 256 * 1024 }).pipe(req);
+    });
+  const answered = Promise.all(Array.from({ length: parallel }, one)).then((sizes) => sizes.reduce((a, b) => a + b));
   let outBytes: number;
   try {
     outBytes = await answered;
@@ -187,7 +201,7 @@ async function endpoint(path: string, setup: ChildSetup): Promise<Timing> {
   const seconds = (performance.now() - t) / 1000;
   const maxRssMb = rss.stop();
   child.kill('SIGKILL');
-  return { seconds, outBytes, maxRssMb };
+  return { seconds, outBytes, maxRssMb, busy };
 }
 
 /** Runs `sor bulk FILE -o FILE.out` (src/cli/main.ts or dist/src/cli/main.js) in a child process; time and peak RSS. */
@@ -210,19 +224,36 @@ async function cli(path: string, setup: ChildSetup): Promise<Timing> {
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
-/** For each size: the endpoint and the CLI in fresh processes, time and peak RSS. */
-async function scaling(sizes: string, setup: ChildSetup): Promise<void> {
+/**
+ * For each size: the endpoint and the CLI in fresh processes, time and peak RSS; then, with `concurrent` > 1, that
+ * many simultaneous uploads of each file to one fresh server (BULK_MAX_CONCURRENT bounds how many are computed at
+ * once; the others are answered 503), peak RSS of the whole process.
+ */
+async function scaling(sizes: string, setup: ChildSetup, concurrent: number): Promise<void> {
   console.log(
     `\nscaling (fresh processes, ${setup.dist ? 'dist/' : 'src/'}, node flags: ${setup.nodeFlags.join(' ') || 'none'}):`,
   );
+  const peaks: string[] = [];
   for (const size of sizes.split(',').map(Number)) {
     const p = await generate(size);
     const e = await endpoint(p, setup);
     const k = await cli(p, setup);
+    peaks.push(`${fmt(size)}: ${fmt(e.maxRssMb!)} MB`);
     console.log(
       `${fmt(size).padStart(10)} students: endpoint ${e.seconds.toFixed(1)} s (${fmt(size / e.seconds)}/s), ` +
         `peak RSS ${fmt(e.maxRssMb!)} MB; CLI ${k.seconds.toFixed(1)} s (${fmt(size / k.seconds)}/s), ` +
         `peak RSS ${fmt(k.maxRssMb!)} MB`,
+    );
+  }
+  console.log(`endpoint peak RSS by students: ${peaks.join(', ')} (target ≤ 256 MB at 1M, flat from 100k)`);
+  if (concurrent <= 1) return;
+  for (const size of sizes.split(',').map(Number)) {
+    const p = await generate(size);
+    const e = await endpoint(p, setup, concurrent);
+    console.log(
+      `${fmt(size).padStart(10)} students × ${concurrent} uploads at once: ${e.seconds.toFixed(1)} s, ` +
+        `${concurrent - e.busy} computed, ${e.busy} answered 503 (BULK_MAX_CONCURRENT ` +
+        `${process.env.BULK_MAX_CONCURRENT ?? 4}), peak RSS ${fmt(e.maxRssMb!)} MB`,
     );
   }
 }
@@ -278,6 +309,11 @@ async function benchmark(): Promise<void> {
     },
     'skip-sizes': { type: 'boolean', default: false, help: 'skip the scaling runs' },
     'only-sizes': { type: 'boolean', default: false, help: 'run only the scaling runs' },
+    concurrent: {
+      type: 'number',
+      default: 1,
+      help: 'after the scaling runs: this many simultaneous uploads of each size to one server (1: none)',
+    },
     dist: { type: 'boolean', default: false, help: 'run the server and CLI from dist/ (npm run build first)' },
     'node-flags': {
       type: 'string',
@@ -313,7 +349,7 @@ async function benchmark(): Promise<void> {
     return;
   }
   if (values['only-sizes']) {
-    await scaling(values.sizes, setup);
+    await scaling(values.sizes, setup, values.concurrent);
     return;
   }
   console.log(
@@ -345,7 +381,11 @@ async function benchmark(): Promise<void> {
   const c = await cli(path, setup);
   line('sor bulk (CLI)', c, `  peak RSS ${fmt(c.maxRssMb!)} MB`);
 
-  if (!values['skip-sizes']) await scaling(values.sizes, setup);
+  console.log(
+    `\npass-through ratio: endpoint ${(rate(http) / rate(base)).toFixed(2)}, CLI ${(rate(c) / rate(base)).toFixed(2)} ` +
+      `(target ≥ 0.6); endpoint peak RSS ${fmt(http.maxRssMb!)} MB at ${fmt(n)} students`,
+  );
+  if (!values['skip-sizes']) await scaling(values.sizes, setup, values.concurrent);
   if (values['shadow-rounds'] > 0) await shadowCheck(n, values['shadow-rounds']);
   console.log(
     '\ntargets (2 cores): ratio ≥ 0.5; 1M students ≤ 45 s; peak RSS ≤ 256 MB at 1M and flat from 100k; pool ≥ 1.6x inline',

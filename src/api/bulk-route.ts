@@ -31,7 +31,7 @@ import { Router, type Request } from 'express';
 import type { Logger } from 'pino';
 import type { AppContext } from './context.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
-import { runBulk, type BulkFormat } from '../bulk/pipeline.ts';
+import { PIPELINE_READ_BYTES, runBulk, type BulkFormat } from '../bulk/pipeline.ts';
 import { BUSY_RETRY_AFTER_SECONDS, BulkAdmission } from './bulk-admission.ts';
 import { negotiateUpload, receiveUpload, rejectUpload, type Upload, type UploadLimits } from './upload.ts';
 import { chargeStudents } from './rate-limit.ts';
@@ -94,7 +94,7 @@ export function bulkRouter(ctx: AppContext): Router {
       const compress = acceptsGzip(req);
       if (compress) gzip = gzipInto(res);
       const summary = await runBulk({
-        input: createReadStream(upload.path, { highWaterMark: 256 * 1024 }),
+        input: createReadStream(upload.path, { highWaterMark: PIPELINE_READ_BYTES }),
         output: gzip ?? res,
         format,
         dialect: upload.dialect ?? dialect,

@@ -46,10 +46,25 @@ export interface EncodedStudent extends Omit<PayloadStudent, 'c' | 'r'> {
   c: (string | string[])[];
 }
 
-/** Accumulates students and serialises them into one payload string. */
+/** A payload buffer larger than this (a chunk of huge cells) is not kept for reuse. */
+const MAX_SPARE_PAYLOAD_BYTES = 8 * 1024 * 1024;
+/** Recycled payload buffers kept at most (more are in use only while that many chunks are in flight). */
+const MAX_SPARE_PAYLOADS = 16;
+/** First size of a payload buffer (a 1,000-student chunk of a typical file takes ~250 kB). */
+const INITIAL_PAYLOAD_BYTES = 256 * 1024;
+
+/**
+ * Accumulates students and serialises them into one payload, written as UTF-8 into a SharedArrayBuffer: the
+ * pipeline's thread keeps no large string per chunk (a chunk in flight outlives many scavenges, so a string
+ * payload was promoted to the old generation and became old garbage: ~250 bytes per student), a pool thread reads
+ * the shared bytes without a copy through postMessage, and the buffer is handed back (`recycle`) once the chunk's
+ * output has been taken, so a run cycles through a few buffers instead of allocating one per chunk.
+ */
 export class ChunkBuilder {
-  private readonly prefix: string;
-  private parts: string[] = [];
+  private readonly prefix: Buffer;
+  private readonly spare: SharedArrayBuffer[] = [];
+  private buf: Buffer | undefined;
+  private used = 0;
   /** Students in the chunk being built. */
   students = 0;
   /** Rows in the chunk being built. */
@@ -58,25 +73,81 @@ export class ChunkBuilder {
   chars = 0;
 
   constructor(format: BulkFormat, header: readonly string[]) {
-    this.prefix = `{"v":1,"f":${JSON.stringify(format)},"h":${JSON.stringify(header)},"s":[`;
+    this.prefix = Buffer.from(`{"v":1,"f":${JSON.stringify(format)},"h":${JSON.stringify(header)},"s":[`, 'utf8');
   }
 
   add(student: EncodedStudent, chars: number): void {
-    this.parts.push(JSON.stringify(student));
+    const json = JSON.stringify(student);
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit; 1 for the comma, 2 for the closing "]}".
+    const need = json.length * 3 + 3;
+    let buf = this.buf;
+    if (buf === undefined) {
+      buf = this.open(this.prefix.length + need);
+    } else if (this.used + need > buf.length) {
+      buf = this.grow(this.used + need);
+    }
+    if (this.students > 0) buf[this.used++] = 0x2c; // ','
+    this.used += buf.write(json, this.used, 'utf8');
     this.students++;
     this.rows += student.l.length;
     this.chars += chars;
   }
 
-  /** The payload of the students added since the last take, and a reset. */
-  take(): string {
-    const payload = `${this.prefix}${this.parts.join(',')}]}`;
-    this.parts = [];
+  /**
+   * The payload of the students added since the last take (UTF-8 JSON, a view on a SharedArrayBuffer), and a
+   * reset. Give it back with `recycle` once nothing reads it any more.
+   */
+  take(): Uint8Array {
+    const buf = this.buf ?? this.open(this.prefix.length + 2);
+    buf[this.used++] = 0x5d; // ']'
+    buf[this.used++] = 0x7d; // '}'
+    const payload = new Uint8Array(buf.buffer, buf.byteOffset, this.used);
+    this.buf = undefined;
+    this.used = 0;
     this.students = 0;
     this.rows = 0;
     this.chars = 0;
     return payload;
   }
+
+  /** Hands a payload from `take` back for reuse: its chunk has been run and its output taken. */
+  recycle(payload: Uint8Array): void {
+    const buffer = payload.buffer;
+    if (!(buffer instanceof SharedArrayBuffer)) return;
+    if (buffer.byteLength > MAX_SPARE_PAYLOAD_BYTES || this.spare.length >= MAX_SPARE_PAYLOADS) return;
+    if (this.spare.includes(buffer)) return;
+    this.spare.push(buffer);
+  }
+
+  /** A buffer of at least `min` bytes (a spare one when it fits) with the prefix written. */
+  private open(min: number): Buffer {
+    let shared: SharedArrayBuffer | undefined;
+    for (let i = this.spare.length - 1; i >= 0; i--) {
+      if (this.spare[i]!.byteLength >= min) {
+        shared = this.spare.splice(i, 1)[0];
+        break;
+      }
+    }
+    shared ??= new SharedArrayBuffer(Math.max(INITIAL_PAYLOAD_BYTES, min));
+    const buf = Buffer.from(shared);
+    this.used = this.prefix.copy(buf, 0);
+    this.buf = buf;
+    return buf;
+  }
+
+  private grow(min: number): Buffer {
+    const old = this.buf!;
+    const next = Buffer.from(new SharedArrayBuffer(Math.max(old.length * 2, min)));
+    old.copy(next, 0, 0, this.used);
+    this.recycle(old);
+    this.buf = next;
+    return next;
+  }
+}
+
+/** The payload string of UTF-8 payload bytes (from ChunkBuilder.take, or a runner's copy of them). */
+export function payloadText(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
 /**

@@ -5,9 +5,10 @@
  * it was given, is written as internal_error rows instead: never a missing row.
  */
 import type { Writable } from 'node:stream';
-import type { ChunkOutcome, ChunkRunner } from './runner.ts';
+import type { ChunkOutcome, ChunkRunner, ChunkTask } from './runner.ts';
 import { ReorderBuffer } from './reorder-buffer.ts';
 import { failedChunkOutcome } from './process-chunk.ts';
+import { payloadText } from './chunk-payload.ts';
 import type { CheckSummary, CheckTally } from './shadow-summary.ts';
 import { abortReason, OutputClosedError, safely, waitDrain } from './output-writes.ts';
 
@@ -42,6 +43,25 @@ export interface SchedulerOptions {
   /** The run's identity, carried by each chunk (ChunkTask.runId). */
   runId: string;
   checks: CheckTally | undefined;
+  /** Gets each chunk's payload bytes back once its outcome is in (ChunkBuilder.recycle). */
+  recyclePayload?: (payload: Uint8Array) => void;
+}
+
+/**
+ * The task of a chunk: its payload bytes, and the payload string decoded from them only if a runner reads it (the
+ * queue runner does; the pool and inline runners do not need to).
+ */
+function chunkTask(index: number, payloadBytes: Uint8Array, runId: string): ChunkTask {
+  let text: string | undefined;
+  return {
+    index,
+    runId,
+    payloadBytes,
+    get payload(): string {
+      text ??= payloadText(payloadBytes);
+      return text;
+    },
+  };
 }
 
 export class ChunkScheduler {
@@ -77,7 +97,7 @@ export class ChunkScheduler {
   }
 
   /** Waits for a free slot, then starts the chunk. Throws once the pipeline has failed. */
-  async submit(payload: string, rows: number, students: number): Promise<void> {
+  async submit(payload: Uint8Array, rows: number, students: number): Promise<void> {
     while (this.inflight >= this.opts.maxInflight && this.failure === undefined) {
       await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
@@ -85,8 +105,9 @@ export class ChunkScheduler {
     const index = this.nextIndex++;
     this.inflight++;
     let run: Promise<ChunkOutcome & { release?(): void }>;
+    const task = chunkTask(index, payload, this.opts.runId);
     try {
-      run = this.opts.runner.run({ index, payload, runId: this.opts.runId });
+      run = this.opts.runner.run(task);
     } catch (error) {
       run = Promise.reject(error);
     }
@@ -101,10 +122,11 @@ export class ChunkScheduler {
       })
       .catch((error: unknown) => {
         this.opts.onChunkError?.(error, index);
-        return failedChunkOutcome(payload, FAILED_CHUNK_MESSAGE);
+        return failedChunkOutcome(task.payload, FAILED_CHUNK_MESSAGE);
       })
       .then(
         (out) => {
+          this.opts.recyclePayload?.(payload); // the runner is done with it, and so is the failure path
           this.reorder.put(index, out);
           void this.pump();
         },

@@ -193,8 +193,14 @@ function shortId(id: string): string {
 export class StudentGrouper {
   private readonly idIndex: number;
   private readonly emit: (student: EncodedStudent, chars: number) => void;
-  private readonly seen = new StudentIdSet();
-  /** Students known (from a prescan) to have non-contiguous rows → the line where each first appeared. */
+  /** The ids seen so far, when no prescan said which students are not contiguous (created on first use). */
+  private seen: StudentIdSet | undefined;
+  /**
+   * Students known (from a prescan of this same input, src/bulk/prescan.ts) to have non-contiguous rows → the
+   * line where each first appeared. When set, it is taken as complete: an id not in it is contiguous, so the
+   * grouper keeps no set of the ids seen (the one structure that would grow with the file: ~24 MB of typed arrays
+   * at a million students, a second copy of the prescan's).
+   */
   nonContiguous: ReadonlyMap<string, number> | undefined;
   private current: EncodedStudent | undefined;
   private currentId = '';
@@ -245,7 +251,8 @@ export class StudentGrouper {
             `rows are not contiguous: student_id ${shortId(id)} appears in separate groups of rows (first on line ` +
             `${split}); all rows of a student must be adjacent, so none of its rows was calculated`,
         };
-      } else if (id !== '') {
+      } else if (id !== '' && this.nonContiguous === undefined) {
+        this.seen ??= new StudentIdSet();
         const firstLine = this.seen.addOrGet(id, record.line);
         if (firstLine !== 0) {
           student.x = {

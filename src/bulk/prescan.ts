@@ -104,7 +104,8 @@ export class Prescan {
   private readonly textDecoder: BulkTextDecoder | undefined;
   private readonly reader: CsvRecordReader;
   private readonly records: CsvRecord[] = [];
-  private readonly seen = new StudentIdSet();
+  /** Every student_id seen, with its first line; dropped at end() (only `nonContiguous` outlives the scan). */
+  private seen: StudentIdSet | undefined = new StudentIdSet();
   private readonly nonContiguous = new Map<string, number>();
   private layout: CsvLayout | undefined;
   private problem: AppError | undefined;
@@ -204,6 +205,7 @@ export class Prescan {
       if (this.problem === undefined && this.layout === undefined) {
         this.problem = appError('CSV_EMPTY');
       }
+      this.seen = undefined;
     }
     return {
       layout: this.problem === undefined ? this.layout : undefined,
@@ -373,7 +375,7 @@ export class Prescan {
     this.lastId = id;
     this.students++;
     if (id === '') return;
-    const first = this.seen.addOrGet(id, record.line);
+    const first = this.seen!.addOrGet(id, record.line);
     if (first !== 0 && !this.nonContiguous.has(id)) this.nonContiguous.set(id, first);
   }
 }

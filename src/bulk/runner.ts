@@ -17,6 +17,12 @@ export interface ChunkTask {
   /** Opaque, self-contained description of the chunk's students (format, columns, cells). */
   payload: string;
   /**
+   * Optional: the same payload as UTF-8 bytes, on a SharedArrayBuffer the pipeline reuses once the chunk's
+   * outcome is in (never read it after `run` settles). The pipeline's tasks carry it and decode `payload` only
+   * when a runner reads it (a getter); the pool runner hands these bytes to its thread without a copy.
+   */
+  payloadBytes?: Uint8Array;
+  /**
    * The identity of the bulk run (one request or one async job) the chunk belongs to: a random id minted by
    * runBulk (run-id.ts) and carried by every chunk of that run, so a runner that names things per run (the
    * queue runner's chunk job ids) needs no per-request copy of itself. Not derived from the request or job id.

@@ -7,7 +7,7 @@ import { createReadStream, createWriteStream, renameSync, statSync, unlinkSync }
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../config.ts';
-import { runBulk, type BulkFormat } from '../bulk/pipeline.ts';
+import { PIPELINE_READ_BYTES, runBulk, type BulkFormat } from '../bulk/pipeline.ts';
 import { createInlineRunner } from '../bulk/runners/inline.ts';
 import { createPoolRunner, type PoolRunner } from '../bulk/runners/pool.ts';
 import type { ChunkRunner } from '../bulk/runner.ts';
@@ -83,7 +83,7 @@ async function openInput(path: string, io: CliIo, config: Config, dialect: CsvDi
     throw scan.problem;
   }
   return {
-    input: createReadStream(source, { highWaterMark: 256 * 1024 }),
+    input: createReadStream(source, { highWaterMark: PIPELINE_READ_BYTES }),
     size: scan.bytes,
     scan,
     cleanup,

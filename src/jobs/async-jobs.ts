@@ -24,7 +24,13 @@ import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { Logger } from 'pino';
-import type { BulkProgress, BulkSummary, RunBulkOptions, RunnerChoice } from '../bulk/pipeline.ts';
+import {
+  PIPELINE_READ_BYTES,
+  type BulkProgress,
+  type BulkSummary,
+  type RunBulkOptions,
+  type RunnerChoice,
+} from '../bulk/pipeline.ts';
 import type { CsvDialect } from '../bulk/csv-dialect.ts';
 import type { ChunkRunner } from '../bulk/runner.ts';
 import type { Config } from '../config.ts';
@@ -265,7 +271,7 @@ export class AsyncJobs {
     });
     try {
       const summary = await this.#runBulk({
-        input: createReadStream(path, { highWaterMark: 256 * 1024 }),
+        input: createReadStream(path, { highWaterMark: PIPELINE_READ_BYTES }),
         nonContiguous,
         dialect,
         output: gzip,

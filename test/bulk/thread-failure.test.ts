@@ -3,8 +3,10 @@
  * dies, that chunk's students become internal_error rows, the chunks before and after it are computed, the
  * process stays up, and piscina replaces the thread so the next file is computed normally.
  *
- * The threads here get a 24 MB old generation (the service's threads have 128 MB) so that a chunk at the size
- * cut (MAX_CHUNK_CHARS of cells) is more than one can hold.
+ * The threads here get a 20 MB old generation (the service's threads have 128 MB) so that a chunk at the size
+ * cut (MAX_CHUNK_CHARS of cells, most of them characters above U+00FF, so two bytes each in the thread's strings)
+ * is more than one can hold. (The payload reaches the thread as shared bytes, no longer as a cloned string, so a
+ * chunk of one-byte characters at the size cut now fits in 24 MB.)
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPoolRunner } from '../../src/bulk/runners/pool.ts';
@@ -25,20 +27,20 @@ import {
 const threadErrors: unknown[] = [];
 const pool = createPoolRunner({
   threads: 1,
-  resourceLimits: { maxOldGenerationSizeMb: 24, maxYoungGenerationSizeMb: 4 },
+  resourceLimits: { maxOldGenerationSizeMb: 20, maxYoungGenerationSizeMb: 4 },
   onThreadError: (error) => threadErrors.push(error),
 });
 afterAll(() => pool.close());
 
 describe('a chunk a thread cannot hold', () => {
   it('becomes error rows alone; the chunks around it are computed and the pool answers the next file', async () => {
-    // 560 one-row students, 560 students of 4 rows with 1.8 KB of cells each, 560 one-row students: with 560
+    // 560 one-row students, 560 students of 4 rows with 1,800 characters of cells each, 560 one-row students: with 560
     // students per chunk the middle students fill a chunk up to the size cut, the others make small chunks.
     const lines = [HEADER];
     for (let s = 0; s < 560; s++) lines.push(row(`A${s}`, 'Fall', '12'));
     for (let s = 0; s < 560; s++) {
       for (let t = 0; t < 4; t++) {
-        lines.push(row(`B${s}`, `T${t}${'L'.repeat(900)}`, '12', { cost_of_attendance: 'C'.repeat(900) }));
+        lines.push(row(`B${s}`, `T${t}${'Ł'.repeat(900)}`, '12', { cost_of_attendance: 'Ċ'.repeat(900) }));
       }
     }
     for (let s = 0; s < 560; s++) lines.push(row(`Z${s}`, 'Fall', '12'));

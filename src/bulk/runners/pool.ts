@@ -25,8 +25,14 @@ export interface PoolRunnerOptions {
   onThreadError?: (error: unknown) => void;
 }
 
-/** Recycled output buffers kept at most (each about one chunk's output). */
-const MAX_SPARE_BUFFERS = 4;
+/**
+ * Recycled output buffers kept at most (each about one chunk's output, ~2 MB for 1,000 students): as many as the
+ * chunks a run keeps in flight (BULK_MAX_INFLIGHT_CHUNKS' default), so a run in its steady state allocates none.
+ * They are dropped once the pool has had no chunk for IDLE_SPARE_MS.
+ */
+const MAX_SPARE_BUFFERS = 8;
+/** An idle pool drops its spare output buffers after this long. */
+const IDLE_SPARE_MS = 2000;
 /** A buffer larger than this (a chunk of huge cells) is not kept for reuse. */
 const MAX_SPARE_BYTES = 8 * 1024 * 1024;
 
@@ -74,17 +80,35 @@ export function createPoolRunner(options: PoolRunnerOptions): PoolRunner {
   // 'error' event; without a listener that event would throw and take the whole process down.
   pool.on('error', (error: unknown) => options.onThreadError?.(error));
   let closing: Promise<void> | undefined;
+  let running = 0;
+  let idleTimer: NodeJS.Timeout | undefined;
+  const settled = () => {
+    running--;
+    if (running > 0) return; // (the outputs of the last chunks are released after this, as they are written)
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => {
+      if (running === 0) spare.length = 0;
+    }, IDLE_SPARE_MS).unref();
+  };
   return {
     kind: 'pool',
     threads,
     async run(task: ChunkTask): Promise<ChunkOutput> {
       if (closing !== undefined) throw new Error('the worker pool is closed');
-      if (!asBytes) return { index: task.index, ...(await pool.run(task.payload)) };
+      // Payload bytes on a SharedArrayBuffer reach the thread without a copy; else the string is cloned.
+      const input = task.payloadBytes === undefined ? { payload: task.payload } : { payloadBytes: task.payloadBytes };
+      if (!asBytes) return { index: task.index, ...(await pool.run(input)) };
       const lent = spare.pop();
-      const outcome = await pool.run(
-        { payload: task.payload, bytes: true, buffer: lent },
-        lent === undefined ? undefined : { transferList: [lent] },
-      );
+      running++;
+      let outcome: ChunkOutcome;
+      try {
+        outcome = await pool.run(
+          { ...input, bytes: true, buffer: lent },
+          lent === undefined ? undefined : { transferList: [lent] },
+        );
+      } finally {
+        settled();
+      }
       const buffer = outcome.bytes!.buffer as ArrayBuffer;
       let released = false;
       return {
