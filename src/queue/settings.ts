@@ -50,7 +50,9 @@ export interface WorkerTuning {
    * waiting in the pool's queue to hide that, at the cost of one more locked job per worker (a SIGKILLed worker
    * leaves two stalled jobs; SIGTERM drains two chunks). Measured 2026-11-24 on the shared 2-core machine (two
    * 1-thread workers, 30,000 students, runs alternating): with 0 the thread idled 11-19 ms (median) between
-   * chunks of ~50-60 ms of CPU; with 1 it never waited for a chunk.
+   * chunks of ~50-60 ms of CPU; with 1 it never waited for a chunk. Yet bench:queue (two 1-thread workers,
+   * prefetch 0 and 1 interleaved, 50,000 students, 5 rounds, twice) showed no throughput gain from 1 (median
+   * ratio to embedded 0.85 and 0.77 against 0.90 and 1.00 with 0; load 7-10 on 2 cores): hence still 0.
    */
   prefetch: number;
 }
