@@ -1,10 +1,14 @@
 /**
- * npm run bench:queue [-- --students N] [--worker-threads T] [--chunk S] [--rounds R] [--prefetch P] [--help]
+ * npm run bench:queue [-- --students N] [--worker-threads T] [--chunk S] [--rounds R] [--prefetch P[,P…]]
+ *                       [--workers W[,W…]] [--baseline DIR] [--help]
  *
- * The same generated file (N students, default 200,000) through the bulk pipeline three ways, in this one run:
+ * The same generated file (N students, default 200,000) through the bulk pipeline several ways, in this one run:
  *   1. embedded: the in-process piscina pool (BULK_THREADS = cores), the default without Redis  ← the baseline
  *   2. queue, 1 worker process   (T threads each, default 1)
- *   3. queue, 2 worker processes
+ *   3. queue, 2 worker processes (one mode per --prefetch value: QUEUE_WORKER_PREFETCH of the workers)
+ *   4. with --baseline DIR: queue, 2 worker processes running DIR's queue code (another checkout of this
+ *      repository with its node_modules: its workers/queue.worker.ts and src/queue/queue-runner.ts), to compare
+ *      a change against the code before it in the same run
  * Modes are interleaved for R rounds (default 3) and the median is reported, so load from other processes on
  * the machine hits every mode alike. Prints students/s and the ratio to the embedded run, checks the three outputs are byte-identical (sha256),
  * then measures the per-chunk Redis cost: one real chunk payload sent through the queue to a worker that does
@@ -17,6 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -41,14 +46,26 @@ const args = benchArgs('npm run bench:queue --', {
   'worker-threads': { type: 'number', default: 1, help: 'threads of each worker process' },
   chunk: { type: 'number', default: 1000, help: 'students per chunk (BULK_CHUNK_STUDENTS)' },
   rounds: { type: 'number', default: 3, help: 'interleaved rounds; the median is reported' },
-  prefetch: { type: 'number', default: 0, min: 0, help: 'QUEUE_WORKER_PREFETCH of the workers' },
+  prefetch: { type: 'string', default: '0', help: 'QUEUE_WORKER_PREFETCH of the workers; a list (0,1,2) adds modes' },
+  workers: { type: 'string', default: '1,2', help: 'worker processes of each queue mode, a list' },
+  baseline: { type: 'string', default: '', help: 'another checkout: its queue code runs as an extra mode' },
 });
+function numberList(name: string, text: string): number[] {
+  const values = text.split(',').map((v) => Number(v.trim()));
+  if (values.length === 0 || values.some((v) => !Number.isInteger(v) || v < 0)) {
+    console.error(`--${name} must be a comma list of whole numbers (got ${JSON.stringify(text)})`);
+    process.exit(2);
+  }
+  return values;
+}
 const STUDENTS = args.students;
 const WORKER_THREADS = args['worker-threads'];
 const CHUNK = args.chunk;
 const ROUNDS = args.rounds;
 const WARMUP = Math.min(STUDENTS, 30_000);
-const PREFETCH = args.prefetch;
+const PREFETCHES = numberList('prefetch', args.prefetch);
+const WORKER_COUNTS = numberList('workers', args.workers).filter((n) => n > 0);
+const BASELINE = args.baseline === '' ? undefined : resolve(args.baseline) + '/';
 /** The file: seeded, 2% invalid students so error rows travel the queue too. */
 const file = (students: number) => randomFilePieces({ students, seed: 42, invalidShare: 0.02 });
 const CORES = availableParallelism();
@@ -215,7 +232,8 @@ async function main(): Promise<void> {
   const results: RunResult[] = [];
   console.log(
     `bench:queue — ${STUDENTS.toLocaleString('en-US')} students, chunks of ${CHUNK}, ${CORES} cores, ` +
-      `Redis ${redis.url}, worker processes with ${WORKER_THREADS} thread(s) each (prefetch ${PREFETCH})`,
+      `Redis ${redis.url}, worker processes with ${WORKER_THREADS} thread(s) each` +
+      (BASELINE ? `, baseline ${BASELINE}` : ''),
   );
   try {
     // Each mode is set up once (workers stay up, like in production) and warmed up with an untimed run, so no
@@ -239,18 +257,23 @@ async function main(): Promise<void> {
         close: async () => undefined,
       },
     ];
-    for (const workers of [1, 2]) {
+    // One queue mode per worker count (prefetch: the first --prefetch value) and one per further prefetch value
+    // (the largest worker count), then the baseline's code with the largest worker count.
+    const most = Math.max(...WORKER_COUNTS);
+    const queueModes: { workers: number; prefetch: number; root?: string }[] = WORKER_COUNTS.map((workers) => ({
+      workers,
+      prefetch: PREFETCHES[0] ?? 0,
+    }));
+    for (const prefetch of PREFETCHES.slice(1)) queueModes.push({ workers: most, prefetch });
+    if (BASELINE) queueModes.push({ workers: most, prefetch: PREFETCHES[0] ?? 0, root: BASELINE });
+    for (const { workers, prefetch, root } of queueModes) {
       const prefix = uniquePrefix(`bench-${workers}w`);
       prefixes.push(prefix);
       const env = { REDIS_URL: redis.url, BULLMQ_PREFIX: prefix, QUEUE_SIGNING_KEY: BENCH_SIGNING_KEY };
       const pids: number[] = [];
       for (let i = 0; i < workers; i++) {
-        const pid = await startWorker({
-          ...env,
-          BULK_THREADS: String(WORKER_THREADS),
-          QUEUE_WORKER_PREFETCH: String(PREFETCH),
-        });
-        pids.push(pid);
+        const workerEnv = { ...env, BULK_THREADS: String(WORKER_THREADS), QUEUE_WORKER_PREFETCH: String(prefetch) };
+        pids.push(await startWorker(workerEnv, undefined, root));
       }
       let fallbacks = 0;
       const fallback: ChunkRunner = {
@@ -261,13 +284,21 @@ async function main(): Promise<void> {
         },
         close: async () => undefined,
       };
-      const runner = createQueueRunner({
+      const create: typeof createQueueRunner = root
+        ? ((await import(`${root}src/queue/queue-runner.ts`)) as { createQueueRunner: typeof createQueueRunner })
+            .createQueueRunner
+        : createQueueRunner;
+      const runner = create({
         config: loadConfig({ ...env, BULK_CHUNK_STUDENTS: String(CHUNK) }),
         logger: silent,
         fallback,
       });
+      const label =
+        `queue, ${workers} worker process${workers > 1 ? 'es' : ''}` +
+        (PREFETCHES.length > 1 ? `, prefetch ${prefetch}` : '') +
+        (root ? ' (baseline code)' : '');
       modes.push({
-        label: `queue, ${workers} worker process${workers > 1 ? 'es' : ''}`,
+        label,
         runner: runner,
         env,
         pids,

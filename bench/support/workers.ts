@@ -8,10 +8,13 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const running = new Set<ChildProcess>();
 
-/** Starts a queue worker with `env` (added to this environment) and resolves with its pid once it is ready. */
-export function startWorker(env: Record<string, string>, timeoutMs = 30_000): Promise<number> {
-  const child = spawn(process.execPath, [`${ROOT}workers/queue.worker.ts`], {
-    cwd: ROOT,
+/**
+ * Starts a queue worker with `env` (added to this environment) and resolves with its pid once it is ready.
+ * `root`: the checkout whose workers/queue.worker.ts runs (default this one; bench:queue --baseline passes another).
+ */
+export function startWorker(env: Record<string, string>, timeoutMs = 30_000, root = ROOT): Promise<number> {
+  const child = spawn(process.execPath, [`${root}workers/queue.worker.ts`], {
+    cwd: root,
     env: { ...process.env, LOG_LEVEL: 'info', BULK_THREADS: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -9,9 +9,17 @@
  *    counts and the output bytes. The API verifies against the digest of the payload it sent before using it;
  *    an output that was changed (or belongs to another chunk) is discarded and the chunk recomputed locally.
  *
+ * The output (about 1.7 KiB per student, 8-9 times its payload) is authenticated in two steps, because
+ * HMAC-SHA256 over it cost ~1 ms per 1000-student chunk on each side (measured: 1.02 ms for 1.7 MB, against
+ * 0.11 ms for AES-GMAC, which runs on the CPU's AES and carry-less multiply instructions): its AES-256-GMAC tag
+ * (key derived from QUEUE_SIGNING_KEY, a fresh random 96-bit IV per output), then HMAC-SHA256 over the job id,
+ * digest, counts, IV and that tag. GMAC is a MAC in its own right as long as an IV is never reused with the
+ * same key (random 96-bit IVs: negligible risk far beyond 2^32 outputs); the HMAC binds the IV and tag to the
+ * rest, so neither can be swapped. The output MAC travels as `<iv hex>.<hmac hex>`.
+ *
  * MACs are compared in constant time.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { CheckSummary } from '../bulk/shadow-summary.ts';
 
 /** The data of a chunk job in BullMQ: the compact chunk payload and its MAC. */
@@ -47,12 +55,19 @@ function equalHex(a: string, b: string): boolean {
   return x.length === 32 && y.length === 32 && timingSafeEqual(x, y);
 }
 
+/** Bytes of the random GMAC IV of each output (96 bits, GCM's native IV size). */
+const OUTPUT_IV_BYTES = 12;
+const IV_HEX = /^[0-9a-f]{24}$/;
+
 export class ChunkSigner {
   readonly #key: Buffer;
+  /** AES-256 key of the outputs' GMAC, derived from the signing key (never the signing key itself). */
+  readonly #gmacKey: Buffer;
 
   constructor(key: string) {
     if (key.length < 32) throw new Error('QUEUE_SIGNING_KEY must be at least 32 characters');
     this.#key = Buffer.from(key, 'utf8');
+    this.#gmacKey = createHmac('sha256', this.#key).update('sor-chunk-output-gmac-key', 'utf8').digest();
   }
 
   #payloadMac(jobId: string, payload: string): string {
@@ -62,11 +77,20 @@ export class ChunkSigner {
       .digest('hex');
   }
 
-  #outputMac(jobId: string, digest: string, counts: ChunkCounts, output: Uint8Array): string {
+  /** AES-256-GMAC of the output: GCM with the output as additional data and nothing to encrypt. */
+  #outputTag(iv: Buffer, output: Uint8Array): Buffer {
+    const gmac = createCipheriv('aes-256-gcm', this.#gmacKey, iv);
+    gmac.setAAD(output);
+    gmac.final();
+    return gmac.getAuthTag();
+  }
+
+  #outputMac(jobId: string, digest: string, counts: ChunkCounts, iv: Buffer, output: Uint8Array): string {
     return createHmac('sha256', this.#key)
-      .update(`sor-chunk-output\0${jobId}\0${digest}\0${counts.rows}\0${counts.errorRows}\0${counts.students}\0`)
+      .update(`sor-chunk-output-gmac\0${jobId}\0${digest}\0${counts.rows}\0${counts.errorRows}\0${counts.students}\0`)
       .update(counts.checks === undefined ? '' : `checks\0${JSON.stringify(counts.checks)}\0`)
-      .update(output)
+      .update(iv)
+      .update(this.#outputTag(iv, output))
       .digest('hex');
   }
 
@@ -79,12 +103,20 @@ export class ChunkSigner {
     return equalHex(data.mac, this.#payloadMac(jobId, data.payload));
   }
 
-  /** The worker's MAC over its output, bound to the job and the digest of the payload it computed. */
+  /**
+   * The worker's MAC over its output, bound to the job and the digest of the payload it computed:
+   * `<random IV, hex>.<HMAC, hex>` (see the module comment).
+   */
   signOutput(jobId: string, digest: string, counts: ChunkCounts, output: Uint8Array): string {
-    return this.#outputMac(jobId, digest, counts, output);
+    const iv = randomBytes(OUTPUT_IV_BYTES);
+    return `${iv.toString('hex')}.${this.#outputMac(jobId, digest, counts, iv, output)}`;
   }
 
   verifyOutput(jobId: string, digest: string, counts: ChunkCounts, output: Uint8Array, mac: string): boolean {
-    return equalHex(mac, this.#outputMac(jobId, digest, counts, output));
+    const dot = mac.indexOf('.');
+    const ivHex = mac.slice(0, dot);
+    if (dot < 0 || !IV_HEX.test(ivHex)) return false;
+    const iv = Buffer.from(ivHex, 'hex');
+    return equalHex(mac.slice(dot + 1), this.#outputMac(jobId, digest, counts, iv, output));
   }
 }

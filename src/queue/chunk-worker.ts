@@ -117,7 +117,12 @@ export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
     const counts: ChunkCounts = { rows: out.rows, errorRows: out.errorRows, students: out.students };
     if (out.checks !== undefined) counts.checks = out.checks;
     const mac = signer.signOutput(jobId, payloadDigest(data.payload), counts, body);
-    await connection.set(chunkResultKey(prefix, jobId), body, 'EX', RESULT_TTL_SECONDS);
+    try {
+      await connection.set(chunkResultKey(prefix, jobId), body, 'EX', RESULT_TTL_SECONDS);
+    } finally {
+      // The command has been written (and answered, or failed): the pool may reuse the buffer for the next chunk.
+      out.release?.();
+    }
     metrics.chunkDuration.observe({ runner: 'queue-worker', outcome: 'ok' }, (performance.now() - started) / 1000);
     stats.chunks++;
     stats.students += out.students;

@@ -46,8 +46,13 @@ export interface WorkerTuning {
   maxStalledCount: number;
   /**
    * Jobs taken beyond the pool's threads (concurrency = threads + prefetch). With 0 a thread idles while its
-   * finished job's output is stored and the next job fetched (a few ms per chunk); 1 keeps one chunk waiting
-   * in the pool's queue to hide that round trip, at the cost of one more locked job per worker.
+   * finished job's output is signed and stored and the next job fetched, parsed and verified; 1 keeps one chunk
+   * waiting in the pool's queue to hide that, at the cost of one more locked job per worker (a SIGKILLed worker
+   * leaves two stalled jobs; SIGTERM drains two chunks). Measured 2026-11-24 on the shared 2-core machine (two
+   * 1-thread workers, 30,000 students, runs alternating): with 0 the thread idled 11-19 ms (median) between
+   * chunks of ~50-60 ms of CPU; with 1 it never waited for a chunk. Yet bench:queue (two 1-thread workers,
+   * prefetch 0 and 1 interleaved, 50,000 students, 5 rounds, twice) showed no throughput gain from 1 (median
+   * ratio to embedded 0.85 and 0.77 against 0.90 and 1.00 with 0; load 7-10 on 2 cores): hence still 0.
    */
   prefetch: number;
 }
