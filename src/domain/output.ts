@@ -15,8 +15,13 @@ import type { DisbursementOption } from './types.ts';
 const MAX_EXACT_DIGITS = 15;
 
 export function toJsonNumber(value: Dec): number {
-  // Fast path for the common case, a whole number below 10^15 held in a JS number: it is the exact value.
-  if (value.big === null && value.scale === 0 && Math.abs(value.c) < 1e15) return value.c === 0 ? 0 : value.c;
+  // Fast path for the common case, a coefficient below 10^15 held in a JS number: then the value has at most 15
+  // significant digits and is below 10^15 (the conditions below), and toNumber() is c ÷ 10^scale, correctly rounded.
+  if (value.big === null && Math.abs(value.c) < 1e15) {
+    if (value.scale === 0) return value.c === 0 ? 0 : value.c;
+    const n = value.toNumber();
+    return n === 0 ? 0 : n;
+  }
   // Otherwise: the magnitude's exponent (< 15) and significant digits (≤ 15) from its normal notation.
   const text = value.abs().toFixed();
   const point = text.indexOf('.');
