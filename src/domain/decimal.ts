@@ -41,6 +41,50 @@ function negativeSign(c: number): boolean {
   return c < 0 || (c === 0 && 1 / c < 0);
 }
 
+interface Parts {
+  c: number;
+  big: bigint | null;
+  scale: number;
+}
+
+/** The parts of a number (through its shortest decimal form, as decimal.js) or of a decimal string. */
+function parse(value: number | string): Parts {
+  if (typeof value === 'number') {
+    if (Number.isInteger(value) && Math.abs(value) <= MAX_SAFE) return { c: value, big: null, scale: 0 };
+    if (!Number.isFinite(value)) throw invalid(value);
+    value = String(value);
+  }
+  const m = DECIMAL_TEXT.exec(value);
+  if (m === null) throw invalid(value);
+  const intPart = m[2]!;
+  const fracPart = m[3] ?? '';
+  if (intPart === '' && fracPart === '') throw invalid(value);
+  let digits = intPart + fracPart;
+  let s = fracPart.length - (m[4] === undefined ? 0 : Number(m[4]));
+  let start = 0;
+  while (start < digits.length - 1 && digits.charCodeAt(start) === 48) start++;
+  let end = digits.length;
+  while (s > 0 && end > start + 1 && digits.charCodeAt(end - 1) === 48) {
+    end--;
+    s--;
+  }
+  digits = digits.slice(start, end);
+  if (digits === '0') s = 0;
+  if (s < 0) {
+    digits += '0'.repeat(-s);
+    s = 0;
+  }
+  const negative = m[1] === '-';
+  if (digits.length <= 15) {
+    const n = Number(digits);
+    return { c: negative ? -n : n, big: null, scale: s };
+  }
+  const b = BigInt(digits);
+  const signed = negative ? -b : b;
+  if (signed >= -9007199254740991n && signed <= 9007199254740991n) return { c: Number(signed), big: null, scale: s };
+  return { c: 0, big: signed, scale: s };
+}
+
 export class Dec {
   static readonly ROUND_UP = 0;
   static readonly ROUND_DOWN = 1;
@@ -65,64 +109,16 @@ export class Dec {
    * not safe, the BigInt (then `value` is ignored).
    */
   constructor(value: DecValue, scale?: number, big?: bigint | null) {
-    if (scale !== undefined) {
-      this.c = value as number;
-      this.scale = scale;
-      this.big = big ?? null;
-      return;
-    }
-    if (value instanceof Dec) {
-      this.c = value.c;
-      this.big = value.big;
-      this.scale = value.scale;
-      return;
-    }
-    if (typeof value === 'number') {
-      if (Number.isInteger(value) && Math.abs(value) <= MAX_SAFE) {
-        this.c = value;
-        this.big = null;
-        this.scale = 0;
-        return;
-      }
-      if (!Number.isFinite(value)) throw invalid(value);
-      value = String(value);
-    }
-    const m = DECIMAL_TEXT.exec(value);
-    if (m === null) throw invalid(value);
-    const intPart = m[2]!;
-    const fracPart = m[3] ?? '';
-    if (intPart === '' && fracPart === '') throw invalid(value);
-    let digits = intPart + fracPart;
-    let s = fracPart.length - (m[4] === undefined ? 0 : Number(m[4]));
-    let start = 0;
-    while (start < digits.length - 1 && digits.charCodeAt(start) === 48) start++;
-    let end = digits.length;
-    while (s > 0 && end > start + 1 && digits.charCodeAt(end - 1) === 48) {
-      end--;
-      s--;
-    }
-    digits = digits.slice(start, end);
-    if (digits === '0') s = 0;
-    if (s < 0) {
-      digits += '0'.repeat(-s);
-      s = 0;
-    }
-    const negative = m[1] === '-';
-    this.scale = s;
-    if (digits.length <= 15) {
-      const n = Number(digits);
-      this.c = negative ? -n : n;
-      this.big = null;
+    // Kept small so that the engine inlines the internal form, the one every operation allocates with.
+    if (scale === undefined) {
+      const parsed = value instanceof Dec ? value : parse(value);
+      this.c = parsed.c;
+      this.big = parsed.big;
+      this.scale = parsed.scale;
     } else {
-      const b = BigInt(digits);
-      const signed = negative ? -b : b;
-      if (signed >= -9007199254740991n && signed <= 9007199254740991n) {
-        this.c = Number(signed);
-        this.big = null;
-      } else {
-        this.c = 0;
-        this.big = signed;
-      }
+      this.c = value as number;
+      this.big = big ?? null;
+      this.scale = scale;
     }
   }
 
@@ -261,17 +257,20 @@ export class Dec {
   /** The integer part of this ÷ other (truncated toward zero), as decimal.js's divToInt. */
   divToInt(other: DecValue): Dec {
     const y = toDec(other);
+    if (this.big === null && y.big === null && y.c !== 0) {
+      let a = this.c;
+      let b = y.c;
+      if (this.scale < y.scale) a = y.scale - this.scale > 22 ? Infinity : a * POW10[y.scale - this.scale]!;
+      else if (this.scale > y.scale) b = this.scale - y.scale > 22 ? Infinity : b * POW10[this.scale - y.scale]!;
+      if (Math.abs(a) <= MAX_SAFE && Math.abs(b) <= MAX_SAFE) {
+        const q = (a - (a % b)) / b;
+        if (q !== 0) return new Dec(q, 0);
+        return new Dec(negativeSign(this.c) !== negativeSign(b) ? -0 : 0, 0);
+      }
+    }
     if (y.isZero()) throw new Error('[DecimalError] divToInt by zero');
     const negative = this.isNegative() !== y.isNegative();
     const s = Math.max(this.scale, y.scale);
-    if (this.big === null && y.big === null && s - this.scale <= 22 && s - y.scale <= 22) {
-      const a = this.c * POW10[s - this.scale]!;
-      const b = y.c * POW10[s - y.scale]!;
-      if (Math.abs(a) <= MAX_SAFE && Math.abs(b) <= MAX_SAFE) {
-        const q = (a - (a % b)) / b;
-        return new Dec(q === 0 ? (negative ? -0 : 0) : q, 0);
-      }
-    }
     const q = alignedBig(this, s) / alignedBig(y, s);
     if (q === 0n) return new Dec(negative ? -0 : 0, 0);
     return fromBig(q, 0);
@@ -336,15 +335,20 @@ export class Dec {
   toDecimalPlaces(dp?: number, rm: number = Dec.ROUND_HALF_UP): Dec {
     if (dp === undefined || this.scale <= dp) return this;
     const k = this.scale - dp;
-    const negative = this.isNegative();
     if (this.big === null && k <= 22) {
-      const m = Math.abs(this.c);
+      const c = this.c;
       const p = POW10[k]!;
-      const r = m % p;
-      let q = (m - r) / p;
-      if (r !== 0 && roundsAway(rm, negative, q % 2 === 1, r * 2, p)) q++;
-      return new Dec(negative ? -q : q, dp);
+      const r = c % p; // exact, with the sign of c
+      const q = (c - r) / p; // exact: c truncated to a multiple of p, divided
+      if (r === 0) return new Dec(c === 0 ? c : q, dp); // ±0 keeps its sign
+      const away =
+        rm === Dec.ROUND_HALF_UP
+          ? Math.abs(r) * 2 >= p
+          : roundsAway(rm, c < 0, Math.abs(q) % 2 === 1, Math.abs(r) * 2, p);
+      if (away) return new Dec(c < 0 ? q - 1 : q + 1, dp);
+      return new Dec(q === 0 && c < 0 ? -0 : q, dp);
     }
+    const negative = this.isNegative();
     const m = this.big === null ? BigInt(Math.abs(this.c)) : this.big < 0n ? -this.big : this.big;
     const p = bigPow10(k);
     const r = m % p;
