@@ -97,10 +97,13 @@ describe('Dec, operation by operation, against decimal.js (precision 60, half up
   it('parses and prints as decimal.js (valueOf, toString, toFixed, toJSON, toNumber)', () => {
     const inputs: (string | number)[] = [...FIXED, 0, -0, 1.5, -2.25, 0.1, 1e21, 1e-7, 123456.789, 2 ** 53, -(2 ** 60)];
     for (let i = 0; i < N; i++) inputs.push(operand());
+    // the schema's canonical strings and some that are not canonical (trailing zeros, a lone point, '+')
+    inputs.push('10.50', '1.', '.5', '-.5', '+7', '007', '0.000', '-0.0', '123456789012345', '1234567890123456');
     for (const v of inputs) {
       const ours = new Dec(v);
       const theirs = new Old(v);
       same(ours, theirs, `Dec(${v})`);
+      if (typeof v === 'string') same(dec(v), theirs, `dec('${v}')`);
       expect(ours.toString()).toBe(theirs.toString());
       expect(ours.toFixed()).toBe(theirs.toFixed());
       expect(JSON.stringify(ours)).toBe(JSON.stringify(theirs));
@@ -116,7 +119,7 @@ describe('Dec, operation by operation, against decimal.js (precision 60, half up
   });
 
   it('rejects what is not a finite decimal', () => {
-    for (const bad of ['', '.', 'abc', '1.2.3', 'NaN', 'Infinity', '--1', '1e']) {
+    for (const bad of ['', '.', '-', 'abc', '1.2.3', '1..2', 'NaN', 'Infinity', '--1', '1e', '1-', ' 1']) {
       expect(() => new Dec(bad)).toThrow();
       expect(() => dec(bad)).toThrow(/not a finite decimal/);
     }
