@@ -166,6 +166,30 @@ describe('Dec, operation by operation, against decimal.js (precision 60, half up
     }
   });
 
+  it('non-terminating and 60-digit quotients round half up at the 60th significant digit, as decimal.js', () => {
+    const ones = `1${'0'.repeat(59)}`; // 10^59: 60 digits
+    const pairs: [string, string][] = [
+      ['1', '3'],
+      ['2', '3'],
+      ['-2', '3'],
+      ['1', '7'],
+      ['22', '7'],
+      ['3500', '56'],
+      ['1', '56'],
+      ['0.000001', '999.999999'],
+      ['100000000', '0.000003'],
+      [`${ones}1`, '2'], // 61 digits ending in .5 after the 60th: a tie, rounds up
+      [`-${ones}1`, '2'],
+      [`${ones}3`, '4'],
+      [`${ones}5`, '3'],
+      [`${ones}0`, '3'],
+      ['-0', '7'],
+      ['0', '-7'],
+    ];
+    for (let i = 0; i < 2_000; i++) pairs.push([operand(), String(1 + int(999_999))]);
+    for (const [x, y] of pairs) same(new Dec(x).dividedBy(y), new Old(x).dividedBy(y), `${x} ÷ ${y}`);
+  });
+
   it('divisions by powers of ten (÷ 100 of a percentage) are exact shifts of the point', () => {
     for (let i = 0; i < N; i++) {
       const x = operand();
