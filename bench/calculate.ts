@@ -1,13 +1,18 @@
 /**
  * Micro-benchmark of calculate() (not a test: prints numbers, asserts nothing).
- *   npm run bench:calculate [-- --rounds R] [--iterations N]
+ *   npm run bench:calculate [-- --rounds R] [--iterations N] [--baseline DIR]
  * Reports µs per call for typical students and the ratio to the simplest one. The inputs are built the way the
  * service builds them: request bodies validated by parseCalculationRequest (src/schema/request.ts).
  * Then the cost of the worksheet trace (src/domain/trace.ts): calculate() with a recorder that ignores the workings
  * (the cost of handing them over) and calculateWithTrace() (building the steps), each as a ratio to calculate()
  * without a recorder, the default path every request and bulk row takes.
+ * With --baseline, another copy of the domain (a directory holding calculate.ts and trace.ts, e.g.
+ * test/domain/support/legacy: the domain before its own decimal type, on decimal.js) is timed too, in rounds
+ * alternating with this one, so that both see the same machine load; the speed-up is printed per scenario.
  */
 
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { calculate } from '../src/domain/calculate.ts';
 import { calculateWithTrace } from '../src/domain/trace.ts';
 import type { CalculationInput } from '../src/domain/types.ts';
@@ -17,6 +22,11 @@ import { benchArgs } from './support/args.ts';
 const args = benchArgs('npm run bench:calculate --', {
   rounds: { type: 'number', default: 7, help: 'timed rounds per scenario; the best is kept' },
   iterations: { type: 'number', default: 20_000, help: 'calls per round' },
+  baseline: {
+    type: 'string',
+    default: '',
+    help: 'a directory with another calculate.ts and trace.ts (e.g. test/domain/support/legacy) to compare with',
+  },
 });
 
 type Term = Record<string, number | string>;
@@ -111,3 +121,36 @@ scenarios.forEach(([name, scenario], k) => {
   );
 });
 if (sink === 0) console.log('(recorder never called)');
+
+type Run = (input: CalculationInput) => unknown;
+
+/** Best CPU µs per call of each run over the rounds, the runs alternating within every round. */
+function timeAlternating(runs: readonly Run[], scenario: () => CalculationInput): number[] {
+  for (const run of runs) for (let i = 0; i < Math.min(10_000, ITERATIONS); i++) run(scenario());
+  const best = runs.map(() => Number.POSITIVE_INFINITY);
+  for (let round = 0; round < ROUNDS; round++) {
+    runs.forEach((run, r) => {
+      const start = process.cpuUsage();
+      for (let i = 0; i < ITERATIONS; i++) run(scenario());
+      const used = process.cpuUsage(start);
+      best[r] = Math.min(best[r]!, (used.user + used.system) / ITERATIONS);
+    });
+  }
+  return best;
+}
+
+if (args.baseline !== '') {
+  const dir = resolve(args.baseline);
+  const other = (await import(pathToFileURL(join(dir, 'calculate.ts')).href)) as { calculate: Run };
+  const otherTrace = (await import(pathToFileURL(join(dir, 'trace.ts')).href)) as { calculateWithTrace: Run };
+  console.log(`\nagainst the baseline ${args.baseline} (rounds alternating; CPU µs/call, best of ${ROUNDS}):`);
+  for (const [name, scenario] of scenarios) {
+    const [ours, theirs] = timeAlternating([plain, (i) => other.calculate(i)], scenario);
+    const [oursT, theirsT] = timeAlternating([traced, (i) => otherTrace.calculateWithTrace(i)], scenario);
+    console.log(
+      `${name.padEnd(40)} calculate ${theirs!.toFixed(2).padStart(6)} → ${ours!.toFixed(2).padStart(6)} µs ` +
+        `×${(theirs! / ours!).toFixed(2)}   with trace ${theirsT!.toFixed(2).padStart(6)} → ` +
+        `${oursT!.toFixed(2).padStart(6)} µs ×${(theirsT! / oursT!).toFixed(2)}`,
+    );
+  }
+}

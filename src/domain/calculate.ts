@@ -49,22 +49,22 @@ function optionTotal(schedule: PerLoan<Dec[]>): DisbursementOption {
   return toDisbursementOption(sumDec(schedule[0]), sumDec(schedule[1]), sumDec(schedule[2]));
 }
 
-function explainAdjustment(
-  terms: readonly TermFacts[],
-  revision: Scenario,
-  baseline: Scenario,
-  amounts: PerLoan<Dec>,
-): string {
+/** The shared part of the adjustment explanations (warnings.ts adjustmentCause()). */
+function adjustmentCause(terms: readonly TermFacts[], revision: Scenario, baseline: Scenario): string {
   const changes: W.CreditChange[] = [];
   for (const t of terms) if (t.changed) changes.push({ label: t.label, enrolled: t.enrolled, actual: t.actual! });
   const annualChanges: W.AnnualChange[] = [];
-  const effects: W.TermEffect[] = [];
   for (let l = 0; l < 3; l++) {
-    const loan = LOAN_TYPES[l]!;
-    annualChanges.push({ loan, from: baseline.annual[l]!, to: revision.annual[l]! });
-    if (!amounts[l]!.isZero()) effects.push({ loan, amount: amounts[l]! });
+    annualChanges.push({ loan: LOAN_TYPES[l]!, from: baseline.annual[l]!, to: revision.annual[l]! });
   }
-  return W.adjustmentExplanation(changes, baseline.percent, revision.percent, annualChanges, effects);
+  return W.adjustmentCause(changes, baseline.percent, revision.percent, annualChanges);
+}
+
+/** One adjusted term's explanation: the shared cause and the term's own non-zero adjustments. */
+function explainAdjustment(cause: string, amounts: PerLoan<Dec>): string {
+  const effects: W.TermEffect[] = [];
+  for (let l = 0; l < 3; l++) if (!amounts[l]!.isZero()) effects.push({ loan: LOAN_TYPES[l]!, amount: amounts[l]! });
+  return W.adjustmentEffect(cause, effects);
 }
 
 /** The starting amounts a scenario (recalculation.ts) is evaluated from, under `readings`. */
@@ -242,6 +242,7 @@ export function calculate(
   }
 
   // results
+  let cause: string | null = null;
   const termResults: TermResult[] = terms.map((t, i) => {
     const adjustment = adjustments[i]!;
     const adjusted = adjustment.sourceIndex !== null;
@@ -254,7 +255,9 @@ export function calculate(
       adjustment_sub: toJsonNumber(adjustment.amounts[0]),
       adjustment_unsub: toJsonNumber(adjustment.amounts[1]),
       adjustment_grad_plus: toJsonNumber(adjustment.amounts[2]),
-      adjustment_explanation: adjusted ? explainAdjustment(terms, revision, baseline, adjustment.amounts) : '',
+      adjustment_explanation: adjusted
+        ? explainAdjustment((cause ??= adjustmentCause(terms, revision, baseline)), adjustment.amounts)
+        : '',
       adjustment_source_index: adjustment.sourceIndex,
       credits_enrolled: toJsonNumber(t.enrolled),
       full_time_credits: toJsonNumber(t.fullTime),

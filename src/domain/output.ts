@@ -15,14 +15,20 @@ import type { DisbursementOption } from './types.ts';
 const MAX_EXACT_DIGITS = 15;
 
 export function toJsonNumber(value: Dec): number {
-  // Fast path for the common case, a whole number below 10^7: decimal.js then holds the whole value in its
-  // first base-10^7 limb (d[0], with e + 1 digits), so sign × limb is the exact value.
-  const limbs = value.d;
-  if (limbs !== null && limbs.length === 1 && value.e >= 0 && value.e < 7 && value.isInteger()) {
-    const n = value.s * limbs[0]!;
+  // Fast path for the common case, a coefficient below 10^15 held in a JS number: then the value has at most 15
+  // significant digits and is below 10^15 (the conditions below), and toNumber() is c ÷ 10^scale, correctly rounded.
+  if (value.big === null && Math.abs(value.c) < 1e15) {
+    if (value.scale === 0) return value.c === 0 ? 0 : value.c;
+    const n = value.toNumber();
     return n === 0 ? 0 : n;
   }
-  if (value.isFinite() && value.e < MAX_EXACT_DIGITS && value.sd() <= MAX_EXACT_DIGITS) {
+  // Otherwise: the magnitude's exponent (< 15) and significant digits (≤ 15) from its normal notation.
+  const text = value.abs().toFixed();
+  const point = text.indexOf('.');
+  const whole = point < 0 ? text : text.slice(0, point);
+  const digits = (whole === '0' ? '' : whole) + (point < 0 ? '' : text.slice(point + 1));
+  const significant = digits.replace(/^0+/, '').replace(/0+$/, '');
+  if (whole.length <= MAX_EXACT_DIGITS && significant.length <= MAX_EXACT_DIGITS) {
     const n = value.toNumber();
     return Object.is(n, -0) ? 0 : n;
   }

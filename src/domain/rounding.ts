@@ -18,7 +18,7 @@ export function roundDollars(x: Dec): Dec {
 }
 
 /**
- * `round_half_up(a ÷ b)` for a ≥ 0 and b > 0, exactly: floor((2a + b) ÷ 2b). decimal.js's integer division
+ * `round_half_up(a ÷ b)` for a ≥ 0 and b > 0, exactly: floor((2a + b) ÷ 2b). Dec's integer division
  * truncates without rounding to a working precision, so the result is exact for any size of a and b.
  */
 export function roundHalfUpDiv(a: Dec, b: Dec): Dec {

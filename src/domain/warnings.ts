@@ -10,11 +10,11 @@ import type { DegreeLevel, GradeLevel, LoanType } from './types.ts';
 // ---------------------------------------------------------------------------------------------- formatting
 
 function groupThousands(digits: string): string {
-  let out = '';
-  for (let i = 0; i < digits.length; i++) {
-    if (i > 0 && (digits.length - i) % 3 === 0) out += ',';
-    out += digits[i];
-  }
+  const length = digits.length;
+  if (length <= 3) return digits;
+  const head = length % 3 === 0 ? 3 : length % 3;
+  let out = digits.slice(0, head);
+  for (let i = head; i < length; i += 3) out += `,${digits.slice(i, i + 3)}`;
   return out;
 }
 
@@ -23,10 +23,10 @@ export function formatDollars(amount: Dec): string {
   const negative = amount.isNegative() && !amount.isZero();
   const text = amount.abs().toFixed();
   const point = text.indexOf('.');
-  const whole = point < 0 ? text : text.slice(0, point);
-  let fraction = point < 0 ? '' : text.slice(point + 1);
+  if (point < 0) return `${negative ? '-' : ''}$${groupThousands(text)}`;
+  let fraction = text.slice(point + 1);
   if (fraction.length === 1) fraction += '0';
-  return `${negative ? '-' : ''}$${groupThousands(whole)}${fraction === '' ? '' : `.${fraction}`}`;
+  return `${negative ? '-' : ''}$${groupThousands(text.slice(0, point))}.${fraction}`;
 }
 
 /** A signed dollar change: +$875, -$90, $0. */
@@ -62,8 +62,11 @@ const GRADE_NAMES: Readonly<Record<GradeLevel, string>> = {
 
 /** "a, b and c" */
 function joinList(items: readonly string[]): string {
-  if (items.length <= 1) return items.join('');
-  return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]!}`;
+  const n = items.length;
+  if (n <= 1) return n === 0 ? '' : items[0]!;
+  let out = items[0]!;
+  for (let i = 1; i < n - 1; i++) out += `, ${items[i]!}`;
+  return `${out} and ${items[n - 1]!}`;
 }
 
 function termName(label: string, index: number): string {
@@ -348,6 +351,19 @@ export function adjustmentExplanation(
   annualChanges: readonly AnnualChange[],
   effects: readonly TermEffect[],
 ): string {
+  return adjustmentEffect(adjustmentCause(changes, percentFrom, percentTo, annualChanges), effects);
+}
+
+/**
+ * The part of adjustmentExplanation() every adjusted term of a student shares (the credit changes, the percentage
+ * and the annual amounts), built once per student.
+ */
+export function adjustmentCause(
+  changes: readonly CreditChange[],
+  percentFrom: Dec,
+  percentTo: Dec,
+  annualChanges: readonly AnnualChange[],
+): string {
   const what = joinList(
     changes.map((c) => `${c.label} from ${formatCredits(c.enrolled)} to ${formatCredits(c.actual)} credits`),
   );
@@ -361,11 +377,13 @@ export function adjustmentExplanation(
       : `the annual ${joinList(
           changed.map((a) => `${loanName(a.loan)} amount from ${formatDollars(a.from)} to ${formatDollars(a.to)}`),
         )}`;
+  return `Final credits differ from enrolled credits (${what}), so ${percent} and ${annual}`;
+}
+
+/** adjustmentExplanation() from its shared part (adjustmentCause()) and the term's own effects. */
+export function adjustmentEffect(cause: string, effects: readonly TermEffect[]): string {
   const effect = joinList(effects.map((e) => `${formatSignedDollars(e.amount)} ${loanName(e.loan)}`));
-  return (
-    `Final credits differ from enrolled credits (${what}), so ${percent} and ${annual}; compared with the ` +
-    `enrolled credits, this term's equal disbursement changes by ${effect}.`
-  );
+  return `${cause}; compared with the enrolled credits, this term's equal disbursement changes by ${effect}.`;
 }
 
 function capitalise(text: string): string {

@@ -294,19 +294,21 @@ describe('properties of the 2026-27.2 rules (Grad PLUS after the reduction, §2.
         const [sMax, cMax] = UNDERGRADUATE_LIMITS[dependency][input.grade_level!];
         const credits = input.terms.reduce((a, t) => a.plus(t.actual_final_credits ?? t.credits_enrolled), new Dec(0));
         const ayc = new Dec(input.academic_year_credits!);
-        const fraction = credits.gte(ayc) ? new Dec(1) : credits.dividedBy(ayc);
+        // fraction = num ÷ den, kept as a ratio: the bounds below are compared multiplied by den, exactly (a
+        // quotient such as 1/3 rounded to a working precision would make a bound met exactly look exceeded).
+        const [num, den] = credits.gte(ayc) ? [new Dec(1), new Dec(1)] : [credits, ayc];
         // The exact prorated limits (before whole-dollar rounding) plus at most half a dollar of rounding each.
-        const subLimit = fraction.times(sMax).plus(0.5);
-        const combinedLimit = fraction
+        const subLimit = num.times(sMax).plus(den.times(0.5));
+        const combinedLimit = num
           .times(sMax)
-          .plus(fraction.times(cMax - sMax))
-          .plus(1);
+          .plus(num.times(cMax - sMax))
+          .plus(den);
         expect(r.reduced_annual_pct).toBe(100);
         expect(r.show_both_options).toBe(false);
-        expect(new Dec(r.annual_basic_eligibility_sub).lte(subLimit)).toBe(true);
-        expect(new Dec(r.annual_basic_eligibility_sub + r.annual_basic_eligibility_unsub).lte(combinedLimit)).toBe(
-          true,
-        );
+        expect(new Dec(r.annual_basic_eligibility_sub).times(den).lte(subLimit)).toBe(true);
+        expect(
+          new Dec(r.annual_basic_eligibility_sub + r.annual_basic_eligibility_unsub).times(den).lte(combinedLimit),
+        ).toBe(true);
         expect(r.annual_basic_eligibility_grad_plus).toBe(0);
         // What is newly scheduled on open terms never exceeds the annual amounts either.
         for (const l of ['subsidized', 'unsubsidized'] as const) {

@@ -1,0 +1,67 @@
+/**
+ * The legal basis of each rule (rules.md §0) as data: the one place the worksheet's steps (src/domain/trace*.ts)
+ * take their citations from, besides the statutory rows of the limit table (src/domain/limits.ts), which carry
+ * their own. A citation names the source as rules.md §0 writes it; where the rule is a reading chosen by this
+ * service (rules.md §9), the citation says so.
+ */
+
+export interface RuleCitation {
+  /** The citation as written in rules.md §0. */
+  readonly citation: string;
+}
+
+function cite(citation: string): RuleCitation {
+  return Object.freeze({ citation });
+}
+
+export const CITATIONS = Object.freeze({
+  /** The reduction itself: the academic-year percentage and the reduced annual amounts (§3). */
+  reduction: cite(
+    'HEA §455(a) as amended by Pub. L. 119-21 §81001 (July 4, 2025): reduced in direct proportion to ' +
+      'less-than-full-time enrollment, rounded to the nearest whole percentage point; 34 CFR 685.203(m)(1), RISE ' +
+      'final rule, 91 FR 23768 (May 1, 2026), effective July 1, 2026',
+  ),
+  /** Credits below half time still count in the year's sum (§3): a relayed reading, not a published one. */
+  belowHalfTimeCounted: cite(
+    '34 CFR 685.203(m)(1); below-half-time credits counted per the FSA vendor focus group of 2026-04-15 as ' +
+      'relayed by project-sor (countLthtInAyPct), not a published Electronic Announcement (rules.md §9)',
+  ),
+  /** Terms, enrollment intensity and disbursement eligibility (§4). */
+  terms: cite('34 CFR 685.203(m)(1) (less-than-full-time enrollment per term); rules.md §4'),
+  /** The institution-set program limit (§2.2 item 4). */
+  programLimit: cite(
+    '34 CFR 685.203(m)(2); Dear Colleague Letter GEN-26-02 (the institutional limit is the starting point for ' +
+      'the reduction)',
+  ),
+  /** Cost of attendance minus other aid (§2.2 item 5, Grad PLUS in item 3). */
+  costOfAttendance: cite('34 CFR 685.203(j)(1) (loans never exceed cost of attendance minus other aid)'),
+  /** Grad PLUS sized after the reduction (§2.2 item 3). */
+  gradPlus: cite(
+    'HEA §455(a)(4) (20 U.S.C. 1087e(a)(4)); 91 FR 23883; 34 CFR 685.200(b)(2); 34 CFR 685.203(j)(1) (Grad PLUS ' +
+      'sized after the reduction of the other loans, the reading of Oracle SFP and project-sor, rules.md §9)',
+  ),
+  /** Traditional proration of a final period shorter than an academic year (§2.3). */
+  finalPeriod: cite(
+    '34 CFR 685.203(a)(4)–(6) and (d); FSA Handbook Vol. 8 ch. 5 ("Loan limit proration"); no reduction on top ' +
+      'per the FSA vendor focus group of 2026-07-23 as implemented by project-sor V56',
+  ),
+  /** Equal and proportional disbursements (§5). */
+  distribution: cite(
+    '34 CFR 685.303 as amended by the RISE final rule, 91 FR 23768 (unequal disbursements only for students ' +
+      'subject to the reduction)',
+  ),
+  /** Whole-dollar splits by the largest-remainder method (§1). */
+  split: cite(
+    'rules.md §1: largest-remainder split, ties to the earlier term (reproduces every published FSA Schedule of ' +
+      'Reductions example, April 2026)',
+  ),
+  /** Recalculation after disbursements (§6). */
+  recalculation: cite(
+    '34 CFR 685.203(m)(1); FSA Schedule of Reductions Q&A examples (April 2026), example 4, as relayed by ' +
+      'project-sor at commit 43254b1e4d12cc75e18bcbd91fa7ecf194e0a928 (src/lib/scenarios.ts)',
+  ),
+  /** The warning sentences (§7). */
+  warnings: cite('rules.md §7 (plain-English warnings for the student file); 34 CFR 685.203(m)'),
+} satisfies Record<string, RuleCitation>);
+
+export type CitationKey = keyof typeof CITATIONS;

@@ -1,0 +1,373 @@
+/**
+ * Warning sentences (rules.md §7): plain English an aid officer can paste into a student's file. Each function
+ * returns exactly one sentence, deterministic for its arguments, with the amounts written out ($1,840; credits
+ * as given: 10.5). Nothing here decides *whether* to warn; the calculation modules do that.
+ */
+
+import type { Dec } from './decimal.ts';
+import type { DegreeLevel, GradeLevel, LoanType } from './types.ts';
+
+// ---------------------------------------------------------------------------------------------- formatting
+
+function groupThousands(digits: string): string {
+  let out = '';
+  for (let i = 0; i < digits.length; i++) {
+    if (i > 0 && (digits.length - i) % 3 === 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+/** $1,840 for whole dollars; $2,000.50 or $0.125 for fractional inputs (exact, never rounded). */
+export function formatDollars(amount: Dec): string {
+  const negative = amount.isNegative() && !amount.isZero();
+  const text = amount.abs().toFixed();
+  const point = text.indexOf('.');
+  const whole = point < 0 ? text : text.slice(0, point);
+  let fraction = point < 0 ? '' : text.slice(point + 1);
+  if (fraction.length === 1) fraction += '0';
+  return `${negative ? '-' : ''}$${groupThousands(whole)}${fraction === '' ? '' : `.${fraction}`}`;
+}
+
+/** A signed dollar change: +$875, -$90, $0. */
+export function formatSignedDollars(amount: Dec): string {
+  if (amount.isZero()) return '$0';
+  return amount.isNegative() ? formatDollars(amount) : `+${formatDollars(amount)}`;
+}
+
+/** A credit count as written in normal notation without trailing zeros: 24, 10.5, 0.000001. */
+export function formatCredits(credits: Dec): string {
+  return credits.toFixed();
+}
+
+export function formatPercent(percent: Dec): string {
+  return `${percent.toFixed()}%`;
+}
+
+const LOAN_NAMES: Readonly<Record<LoanType, string>> = {
+  sub: 'subsidized',
+  unsub: 'unsubsidized',
+  grad_plus: 'Grad PLUS',
+};
+
+export function loanName(loan: LoanType): string {
+  return LOAN_NAMES[loan];
+}
+
+const GRADE_NAMES: Readonly<Record<GradeLevel, string>> = {
+  first_year: 'first-year',
+  second_year: 'second-year',
+  third_year_and_beyond: 'third-year-and-beyond',
+};
+
+/** "a, b and c" */
+function joinList(items: readonly string[]): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]!}`;
+}
+
+function termName(label: string, index: number): string {
+  return `Term ${index + 1} ("${label}")`;
+}
+
+// ---------------------------------------------------------------------------------------------- inputs ignored
+
+export function gradeLevelIgnored(grade: GradeLevel, degree: DegreeLevel): string {
+  return (
+    `grade_level "${grade}" was ignored because the student is a ${degree} student: grade levels apply only ` +
+    `to undergraduate loan limits.`
+  );
+}
+
+export function legacyIgnoredForUndergraduate(): string {
+  return (
+    'is_legacy_borrower was ignored because the student is an undergraduate: the legacy (interim) exception ' +
+    'applies only to graduate and professional students.'
+  );
+}
+
+export function subsidizedIgnoredForGraduate(amount: Dec, degree: DegreeLevel): string {
+  return (
+    `subsidized_amount of ${formatDollars(amount)} was ignored because ${degree} students are not eligible ` +
+    `for Direct Subsidized Loans; the subsidized amount is $0.`
+  );
+}
+
+// ---------------------------------------------------------------------------------------------- caps
+
+export function subsidizedMaximumCap(requested: Dec, maximum: Dec, grade: GradeLevel): string {
+  return (
+    `The subsidized amount of ${formatDollars(requested)} exceeds the statutory subsidized maximum of ` +
+    `${formatDollars(maximum)} for a ${GRADE_NAMES[grade]} undergraduate, so the subsidized starting amount ` +
+    `is capped at ${formatDollars(maximum)}.`
+  );
+}
+
+export function subsidizedProratedMaximumCap(requested: Dec, maximum: Dec): string {
+  return (
+    `The subsidized amount of ${formatDollars(requested)} exceeds the prorated subsidized maximum of ` +
+    `${formatDollars(maximum)} for this final period, so the subsidized starting amount is capped at ` +
+    `${formatDollars(maximum)}.`
+  );
+}
+
+export interface CapAmounts {
+  sub: Dec;
+  unsub: Dec;
+}
+
+function describeSubUnsub(a: CapAmounts): string {
+  return `${formatDollars(a.sub)} subsidized and ${formatDollars(a.unsub)} unsubsidized`;
+}
+
+function capSentence(capName: string, cap: Dec, before: CapAmounts, after: CapAmounts): string {
+  return (
+    `The ${capName} of ${formatDollars(cap)} is below the starting amounts of ` +
+    `${formatDollars(before.sub.plus(before.unsub))} (${describeSubUnsub(before)}), so they were lowered ` +
+    `(unsubsidized first, then subsidized) to ${describeSubUnsub(after)}.`
+  );
+}
+
+export function totalLimitCap(cap: Dec, before: CapAmounts, after: CapAmounts): string {
+  return capSentence('institutional program limit (total_limit, 34 CFR 685.203(m)(2))', cap, before, after);
+}
+
+export function costOfAttendanceCap(cap: Dec, before: CapAmounts, after: CapAmounts): string {
+  return capSentence(
+    'cost of attendance minus other aid (cost_of_attendance, 34 CFR 685.203(j)(1))',
+    cap,
+    before,
+    after,
+  );
+}
+
+export function noSubsidizedEligibilityAssumed(combinedMax: Dec): string {
+  return (
+    'subsidized_amount was not provided, so no subsidized eligibility was assumed: the whole combined limit of ' +
+    `${formatDollars(combinedMax)} is unsubsidized. Send the student's need-based subsidized eligibility if ` +
+    'the student has any (0 for a student without need).'
+  );
+}
+
+// ---------------------------------------------------------------------------------------------- Grad PLUS
+
+export function gradPlusDenied(): string {
+  return "Grad PLUS is $0 because plus_denied says the student's own Grad PLUS application was denied.";
+}
+
+export function gradPlusNeedsCostOfAttendance(): string {
+  return (
+    "Grad PLUS is $0 because cost_of_attendance was not provided: a legacy borrower's Grad PLUS eligibility is " +
+    'the cost of attendance minus other aid and the other loans.'
+  );
+}
+
+export function gradPlusTotalLimitCap(totalLimit: Dec, ceiling: Dec, gap: Dec): string {
+  return (
+    `The institutional program limit (total_limit, 34 CFR 685.203(m)(2)) of ${formatDollars(totalLimit)} leaves ` +
+    `${formatDollars(ceiling)} for Grad PLUS after the subsidized and unsubsidized starting amounts, so the ` +
+    `Grad PLUS base was lowered from ${formatDollars(gap)} (cost of attendance minus the reduced Direct Loans) ` +
+    `to ${formatDollars(ceiling)} before the reduction.`
+  );
+}
+
+export function gradPlusClosedToNewBorrowers(): string {
+  return (
+    'Grad PLUS is $0 because Grad PLUS is closed to graduate and professional borrowers without the interim ' +
+    '(legacy) exception from July 1, 2026 (34 CFR 685.200(b)(2)).'
+  );
+}
+
+// ---------------------------------------------------------------------------------------------- percentage
+
+export function shorterLoanPeriod(
+  termCount: number,
+  academicYearTerms: number,
+  credits: Dec,
+  annualFtCredits: Dec,
+  percent: Dec,
+): string {
+  return (
+    `The loan period has ${termCount} term${termCount === 1 ? '' : 's'} but the academic year has ` +
+    `${academicYearTerms}: the loan period is shorter than the academic year, so the percentage is computed ` +
+    `over the supplied terms only (${formatCredits(credits)} of ${formatCredits(annualFtCredits)} credits = ` +
+    `${formatPercent(percent)} of the annual amounts).`
+  );
+}
+
+export function legacyStillReduced(percent: Dec): string {
+  return (
+    'Legacy borrower status (the interim exception) does not exempt the student from the less-than-full-time ' +
+    `reduction, so the annual amounts are reduced to ${formatPercent(percent)}.`
+  );
+}
+
+// ---------------------------------------------------------------------------------------------- final period
+
+export function finalPeriodProrated(
+  credits: Dec,
+  academicYearCredits: Dec,
+  capped: boolean,
+  subsidizedMax: Dec,
+  unsubsidizedOnly: Dec,
+  combinedMax: Dec,
+): string {
+  const fraction = capped
+    ? `${formatCredits(credits)} credits, at least the academic year's ${formatCredits(academicYearCredits)}, so the limits are not lowered`
+    : `${formatCredits(credits)} of ${formatCredits(academicYearCredits)} academic-year credits`;
+  return (
+    'Final period of the program, shorter than an academic year: the annual loan limits are prorated ' +
+    `(${fraction}) to ${formatDollars(subsidizedMax)} subsidized and ${formatDollars(combinedMax)} combined ` +
+    `(${formatDollars(subsidizedMax)} + ${formatDollars(unsubsidizedOnly)}) (34 CFR 685.203(a)(4)–(6), (d)), ` +
+    'and the less-than-full-time reduction is not applied on top.'
+  );
+}
+
+export function finalPeriodNotShorter(annualFtCredits: Dec, academicYearCredits: Dec): string {
+  return (
+    `final_period_of_program does not change the amounts: the period's ${formatCredits(annualFtCredits)} ` +
+    `full-time credits are not fewer than the academic year's ${formatCredits(academicYearCredits)}, so the ` +
+    'period is not shorter than an academic year; no traditional proration, the normal reduction applies.'
+  );
+}
+
+export function finalPeriodIgnoredForGraduate(degree: DegreeLevel): string {
+  return (
+    `final_period_of_program and academic_year_credits were ignored because the student is a ${degree} ` +
+    'student: the proration of a final period shorter than an academic year is an undergraduate rule.'
+  );
+}
+
+export function academicYearCreditsIgnored(): string {
+  return (
+    'academic_year_credits was ignored because final_period_of_program is false: it is used only for the ' +
+    'final period of an undergraduate program.'
+  );
+}
+
+// ---------------------------------------------------------------------------------------------- options
+
+export function proportionalNotOfferedNoReduction(): string {
+  return (
+    'Proportional disbursement is not offered because the academic-year percentage is 100%: the student is ' +
+    'not subject to the reduction, so only equal disbursements apply.'
+  );
+}
+
+export function proportionalNotOfferedFinalPeriod(): string {
+  return (
+    'Proportional disbursement is not offered because the final-period proration replaces the ' +
+    'less-than-full-time reduction: the student is not subject to the reduction, so only equal disbursements ' +
+    'apply.'
+  );
+}
+
+export function proportionalNotOfferedFewEligibleTerms(eligibleCount: number): string {
+  const which = eligibleCount === 0 ? 'no term is' : 'only one term is';
+  return (
+    `Proportional disbursement is not offered because ${which} at least half time: with fewer than two ` +
+    'eligible terms the proportional and equal options are the same.'
+  );
+}
+
+// ---------------------------------------------------------------------------------------------- terms
+
+export function termBelowHalfTime(
+  label: string,
+  index: number,
+  credits: Dec,
+  fullTimeCredits: Dec,
+  closed: boolean,
+): string {
+  const what = `${termName(label, index)} is below half time (${formatCredits(credits)} of ${formatCredits(fullTimeCredits)} credits)`;
+  return closed
+    ? `${what}: it keeps the disbursements already made for it but is not eligible for more, and its credits still count toward the academic-year percentage.`
+    : `${what} and receives no disbursement, but its credits still count toward the academic-year percentage.`;
+}
+
+export function overDisbursement(loan: LoanType, paid: Dec, annual: Dec): string {
+  return (
+    `${capitalise(loanName(loan))} over-disbursement: ${formatDollars(paid)} was already disbursed but the ` +
+    `revised annual amount is ${formatDollars(annual)}, an excess of ${formatDollars(paid.minus(annual))}, ` +
+    `so no further ${loanName(loan)} disbursement is scheduled.`
+  );
+}
+
+export function unscheduledAmount(loan: LoanType, remaining: Dec, annual: Dec): string {
+  return (
+    `${formatDollars(remaining)} of the ${formatDollars(annual)} ${loanName(loan)} annual amount is not ` +
+    'scheduled because no unpaid term is at least half time, so the totals fall short of the annual amount.'
+  );
+}
+
+export interface LoanExcess {
+  loan: LoanType;
+  paid: Dec;
+  annual: Dec;
+}
+
+export function finalTermOverDisbursement(excesses: readonly LoanExcess[]): string {
+  const parts = excesses.map(
+    (e) =>
+      `${formatDollars(e.paid)} ${loanName(e.loan)} disbursed against a revised annual amount of ` +
+      `${formatDollars(e.annual)} (excess ${formatDollars(e.paid.minus(e.annual))})`,
+  );
+  return (
+    `Over-disbursement after the final disbursement: ${joinList(parts)}; no reduction is required for an ` +
+    'enrollment drop after the final disbursement, and the school may choose to return the excess.'
+  );
+}
+
+// ---------------------------------------------------------------------------------------------- adjustments
+
+export interface CreditChange {
+  label: string;
+  enrolled: Dec;
+  actual: Dec;
+}
+
+export interface AnnualChange {
+  loan: LoanType;
+  from: Dec;
+  to: Dec;
+}
+
+export interface TermEffect {
+  loan: LoanType;
+  amount: Dec;
+}
+
+/**
+ * One sentence for an adjusted term: what changed (credits from → to), the percentage and annual amounts from
+ * → to, and the dollar effect on this term (on the equal option).
+ */
+export function adjustmentExplanation(
+  changes: readonly CreditChange[],
+  percentFrom: Dec,
+  percentTo: Dec,
+  annualChanges: readonly AnnualChange[],
+  effects: readonly TermEffect[],
+): string {
+  const what = joinList(
+    changes.map((c) => `${c.label} from ${formatCredits(c.enrolled)} to ${formatCredits(c.actual)} credits`),
+  );
+  const percent = percentFrom.eq(percentTo)
+    ? `the academic-year percentage stayed at ${formatPercent(percentTo)}`
+    : `the academic-year percentage went from ${formatPercent(percentFrom)} to ${formatPercent(percentTo)}`;
+  const changed = annualChanges.filter((a) => !a.from.eq(a.to));
+  const annual =
+    changed.length === 0
+      ? 'the annual amounts did not change'
+      : `the annual ${joinList(
+          changed.map((a) => `${loanName(a.loan)} amount from ${formatDollars(a.from)} to ${formatDollars(a.to)}`),
+        )}`;
+  const effect = joinList(effects.map((e) => `${formatSignedDollars(e.amount)} ${loanName(e.loan)}`));
+  return (
+    `Final credits differ from enrolled credits (${what}), so ${percent} and ${annual}; compared with the ` +
+    `enrolled credits, this term's equal disbursement changes by ${effect}.`
+  );
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
