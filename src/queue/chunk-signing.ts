@@ -19,7 +19,8 @@
  *
  * MACs are compared in constant time.
  */
-import { createCipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import type { CheckSummary } from '../bulk/shadow-summary.ts';
 
 /** The data of a chunk job in BullMQ: the compact chunk payload and its MAC. */
@@ -60,14 +61,17 @@ const OUTPUT_IV_BYTES = 12;
 const IV_HEX = /^[0-9a-f]{24}$/;
 
 export class ChunkSigner {
-  readonly #key: Buffer;
+  // KeyObjects made once: handing createHmac / createCipheriv a Buffer makes a new KeyObject on every call
+  // (19 µs against 4 µs per MAC of a short text; 0.33 → 0.26 ms for sign + verify of a 200 kB payload).
+  readonly #key: KeyObject;
   /** AES-256 key of the outputs' GMAC, derived from the signing key (never the signing key itself). */
-  readonly #gmacKey: Buffer;
+  readonly #gmacKey: KeyObject;
 
   constructor(key: string) {
     if (key.length < 32) throw new Error('QUEUE_SIGNING_KEY must be at least 32 characters');
-    this.#key = Buffer.from(key, 'utf8');
-    this.#gmacKey = createHmac('sha256', this.#key).update('sor-chunk-output-gmac-key', 'utf8').digest();
+    const secret = Buffer.from(key, 'utf8');
+    this.#key = createSecretKey(secret);
+    this.#gmacKey = createSecretKey(createHmac('sha256', secret).update('sor-chunk-output-gmac-key', 'utf8').digest());
   }
 
   #payloadMac(jobId: string, payload: string): string {
