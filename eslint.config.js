@@ -54,7 +54,7 @@ export default tseslint.config(
       'no-restricted-globals': ['error', 'parseFloat', 'parseInt'],
       'no-restricted-properties': [
         'error',
-        { object: 'Math', property: 'round', message: 'Use decimal.js rounding (rules.md §1).' },
+        { object: 'Math', property: 'round', message: 'Use the Dec rounding of src/domain/rounding.ts (rules.md §1).' },
         { object: 'Number', property: 'parseFloat', message: 'No binary floating point in the domain.' },
       ],
     },
