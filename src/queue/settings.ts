@@ -51,8 +51,10 @@ export interface WorkerTuning {
    * leaves two stalled jobs; SIGTERM drains two chunks). Measured 2026-11-24 on the shared 2-core machine (two
    * 1-thread workers, 30,000 students, runs alternating): with 0 the thread idled 11-19 ms (median) between
    * chunks of ~50-60 ms of CPU; with 1 it never waited for a chunk. Yet bench:queue (two 1-thread workers,
-   * prefetch 0 and 1 interleaved, 50,000 students, 5 rounds, twice) showed no throughput gain from 1 (median
-   * ratio to embedded 0.85 and 0.77 against 0.90 and 1.00 with 0; load 7-10 on 2 cores): hence still 0.
+   * prefetch 0 and 1 interleaved, a 50k-student file, 5 rounds, twice) showed no throughput gain from 1 (median
+   * ratio to embedded 0.85 and 0.77 against 0.90 and 1.00 with 0; load 7-10 on 2 cores): hence still 0. Again
+   * on the quiet machine (`npm run bench:queue -- --students 100000 --workers 2 --prefetch 0,1`): 0.80 with 0,
+   * 0.79 with 1.
    */
   prefetch: number;
 }
