@@ -33,6 +33,12 @@ export interface DecimalRule {
   positive: boolean;
 }
 
+/** The four rules of the request's decimal fields: credits or money, zero allowed or not. */
+export const CREDITS: DecimalRule = { kind: 'credits', positive: false };
+export const CREDITS_POSITIVE: DecimalRule = { kind: 'credits', positive: true };
+export const MONEY: DecimalRule = { kind: 'money', positive: false };
+export const MONEY_POSITIVE: DecimalRule = { kind: 'money', positive: true };
+
 export const MESSAGES = {
   type: 'must be a number or a decimal string',
   grammar:

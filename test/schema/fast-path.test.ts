@@ -14,8 +14,8 @@ import {
   GRADE_LEVELS,
   parseCalculationRequest,
   parseCalculationRequestWithZod,
-  parseValidRequest,
 } from '../../src/schema/request.ts';
+import { parseValidRequest } from '../../src/schema/request-fast-path.ts';
 import { canonicalDecimalOrNull, toCanonicalDecimal, type DecimalRule } from '../../src/schema/decimal.ts';
 import { STATUTORY_LIMIT_TABLE } from '../../src/domain/limits.ts';
 
