@@ -8,6 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import type { NextFunction, Request, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { HistogramConfiguration } from 'prom-client';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'sor_' });
@@ -46,9 +47,112 @@ async function withinScrapeTime<T>(fn: () => Promise<T>, ms = 1000): Promise<T |
   }
 }
 
+type HttpLabel = 'method' | 'route' | 'status_code';
+type HistogramValues = Awaited<ReturnType<Histogram<HttpLabel>['get']>>;
+
+/**
+ * One bound series of the request-latency histogram: its own bucket counts, sum and count. An observation is a
+ * bucket search and three additions; prom-client's bound series validates and hashes its labels on every call
+ * (0.48 µs against 0.01 µs per observation, 1.6% of the API's CPU under bench:single).
+ */
+export class LatencySeries {
+  readonly counts: Float64Array;
+  readonly labels: Readonly<Record<HttpLabel, string>>;
+  private readonly bounds: readonly number[];
+  sum = 0;
+  count = 0;
+
+  constructor(labels: Readonly<Record<HttpLabel, string>>, bounds: readonly number[]) {
+    this.labels = labels;
+    this.bounds = bounds;
+    this.counts = new Float64Array(bounds.length);
+  }
+
+  observe(seconds: number): void {
+    const bounds = this.bounds;
+    let i = 0;
+    while (i < bounds.length && seconds > bounds[i]!) i++;
+    if (i < bounds.length) this.counts[i]!++;
+    this.sum += seconds;
+    this.count++;
+  }
+}
+
+/**
+ * prom-client's Histogram whose request series are LatencySeries (`bind`): /metrics and `get()` expose them exactly
+ * as prom-client exposes its own (cumulative buckets with `le` first, `+Inf`, then sum and count; a series shows
+ * once it has an observation, and `reset()` hides it again), after anything observed through prom-client's own
+ * API. test/api/metrics.test.ts compares the two on random observations.
+ */
+export class LatencyHistogram extends Histogram<HttpLabel> {
+  // Plain fields, not #private ones: prom-client's constructor calls reset() before a subclass's fields exist.
+  private readonly bounds: readonly number[];
+  private readonly seriesList: LatencySeries[] = [];
+
+  constructor(config: HistogramConfiguration<HttpLabel> & { buckets: number[] }) {
+    super(config);
+    this.bounds = [...config.buckets].sort((a, b) => a - b);
+  }
+
+  /** A series for these labels, to keep and observe many times (see durationSeriesOf). */
+  bind(labels: Readonly<Record<HttpLabel, string>>): LatencySeries {
+    const series = new LatencySeries(labels, this.bounds);
+    this.seriesList.push(series);
+    return series;
+  }
+
+  /**
+   * What /metrics prints (the registry reads this; `get()` splays it): prom-client's own series, then ours, each
+   * value built as prom-client builds it (`labels` with `le` only, the series' labels as `sharedLabels`).
+   */
+  async getForPromString(): Promise<HistogramValues> {
+    const own = await promClientValues.call(this);
+    const bucketName = `${own.name}_bucket`;
+    const values: HistogramValues['values'] = [...own.values];
+    for (const series of this.seriesList) {
+      if (series.count === 0) continue;
+      let cumulative = 0;
+      for (let i = 0; i < this.bounds.length; i++) {
+        cumulative += series.counts[i]!;
+        values.push(exported({ le: this.bounds[i]! }, series.labels, cumulative, bucketName, null));
+      }
+      values.push(exported({ le: '+Inf' }, series.labels, series.count, bucketName, null));
+      values.push(exported({}, series.labels, series.sum, `${own.name}_sum`, undefined));
+      values.push(exported({}, series.labels, series.count, `${own.name}_count`, undefined));
+    }
+    return { ...own, values };
+  }
+
+  override reset(): void {
+    super.reset();
+    // Undefined while prom-client's constructor runs (it resets the new metric before this class's fields exist).
+    const all = this.seriesList as LatencySeries[] | undefined;
+    for (const series of all ?? []) {
+      series.counts.fill(0);
+      series.sum = 0;
+      series.count = 0;
+    }
+  }
+}
+
+/** prom-client's Histogram.getForPromString (not in its type declarations): the series observed through its API. */
+const promClientValues = (Histogram.prototype as unknown as { getForPromString(): Promise<HistogramValues> })
+  .getForPromString;
+
+/** One exported value, in the shape prom-client's Histogram builds it (`exemplar` field included). */
+function exported(
+  labels: Record<string, string | number>,
+  sharedLabels: Readonly<Record<HttpLabel, string>>,
+  value: number,
+  metricName: string,
+  exemplar: null | undefined,
+): HistogramValues['values'][number] {
+  return { labels, sharedLabels, value, metricName, exemplar } as unknown as HistogramValues['values'][number];
+}
+
 export const metrics = {
   /** Latency of every HTTP request, by method, matched route (not the raw URL) and status code. */
-  httpRequestDuration: new Histogram({
+  httpRequestDuration: new LatencyHistogram({
     name: 'sor_http_request_duration_seconds',
     help: 'HTTP request latency in seconds, by method, route and status code.',
     labelNames: ['method', 'route', 'status_code'] as const,
@@ -138,7 +242,7 @@ export const metrics = {
   }),
 };
 
-type DurationSeries = ReturnType<typeof metrics.httpRequestDuration.labels>;
+type DurationSeries = LatencySeries;
 
 /** Bound histogram series by route label, method and status code: built once per combination. */
 const durationSeries = new Map<string, Map<string, Map<number, DurationSeries>>>();
@@ -152,7 +256,7 @@ function durationSeriesOf(route: string, method: string, status: number): Durati
   if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
   let series = byStatus.get(status);
   if (series === undefined) {
-    series = metrics.httpRequestDuration.labels({ method, route, status_code: String(status) });
+    series = metrics.httpRequestDuration.bind({ method, route, status_code: String(status) });
     byStatus.set(status, series);
   }
   return series;

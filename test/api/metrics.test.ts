@@ -3,9 +3,11 @@
  * (never by a concrete path that could carry an id) and status.
  */
 import { Router } from 'express';
+import fc from 'fast-check';
+import { Histogram, Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { opsRouter } from '../../src/api/ops-route.ts';
-import { metrics } from '../../src/metrics.ts';
+import { LatencyHistogram, metrics } from '../../src/metrics.ts';
 import { postJson, startTestServer, type TestServer } from './helpers.ts';
 
 let server: TestServer;
@@ -113,6 +115,56 @@ describe('sor_http_request_duration_seconds keeps its exposition', () => {
     await fetch(`${server.base}/v9/things/c`);
     expect(seriesLines(await scrape(), 'method="GET",route="/v9/things/:id",status_code="204"}').at(-1)).toBe(
       `${NAME}_count{method="GET",route="/v9/things/:id",status_code="204"} 2`,
+    );
+  });
+});
+
+describe('LatencyHistogram (the bound series of the request histogram)', () => {
+  it('prints exactly what prom-client’s own Histogram prints for the same observations, resets included', async () => {
+    const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+    const labelNames = ['method', 'route', 'status_code'] as const;
+    const labelSets = fc.record({
+      method: fc.constantFrom('GET', 'POST'),
+      route: fc.constantFrom('/v1/calculate', 'unmatched', '/v1/jobs/:id'),
+      status_code: fc.constantFrom('200', '404', '422'),
+    });
+    const step = fc.oneof(
+      {
+        weight: 20,
+        arbitrary: fc.tuple(
+          labelSets,
+          fc.oneof(fc.double({ min: 0, max: 400, noNaN: true }), fc.constantFrom(...buckets)),
+        ),
+      },
+      { weight: 1, arbitrary: fc.constant('reset' as const) },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 60 }), async (steps) => {
+        const fastRegistry = new Registry();
+        const plainRegistry = new Registry();
+        const help = 'h';
+        const fast = new LatencyHistogram({ name: 'x_seconds', help, labelNames, buckets, registers: [fastRegistry] });
+        const plain = new Histogram({ name: 'x_seconds', help, labelNames, buckets, registers: [plainRegistry] });
+        const bound = new Map<string, ReturnType<LatencyHistogram['bind']>>();
+        for (const s of steps) {
+          if (s === 'reset') {
+            fast.reset();
+            plain.reset();
+            continue;
+          }
+          const [labels, seconds] = s;
+          const key = JSON.stringify(labels);
+          let series = bound.get(key);
+          if (series === undefined) bound.set(key, (series = fast.bind(labels)));
+          series.observe(seconds);
+          plain.labels(labels).observe(seconds);
+        }
+        // The same lines, whatever order the series were created in.
+        const lines = (text: string) => text.split('\n').sort();
+        expect(lines(await fastRegistry.metrics())).toEqual(lines(await plainRegistry.metrics()));
+        expect((await fast.get()).values.length).toBe((await plain.get()).values.length);
+      }),
+      { numRuns: 300 },
     );
   });
 });
