@@ -341,22 +341,9 @@ export interface TermEffect {
 }
 
 /**
- * One sentence for an adjusted term: what changed (credits from → to), the percentage and annual amounts from
- * → to, and the dollar effect on this term (on the equal option).
- */
-export function adjustmentExplanation(
-  changes: readonly CreditChange[],
-  percentFrom: Dec,
-  percentTo: Dec,
-  annualChanges: readonly AnnualChange[],
-  effects: readonly TermEffect[],
-): string {
-  return adjustmentEffect(adjustmentCause(changes, percentFrom, percentTo, annualChanges), effects);
-}
-
-/**
- * The part of adjustmentExplanation() every adjusted term of a student shares (the credit changes, the percentage
- * and the annual amounts), built once per student.
+ * An adjusted term's explanation is one sentence: what changed (credits from → to), the percentage and annual
+ * amounts from → to (this part, the same for every adjusted term of a student, built once per student), then the
+ * dollar effect on the term on the equal option (adjustmentEffect()).
  */
 export function adjustmentCause(
   changes: readonly CreditChange[],
@@ -380,7 +367,7 @@ export function adjustmentCause(
   return `Final credits differ from enrolled credits (${what}), so ${percent} and ${annual}`;
 }
 
-/** adjustmentExplanation() from its shared part (adjustmentCause()) and the term's own effects. */
+/** An adjusted term's explanation: the student's adjustmentCause() and the term's own effects. */
 export function adjustmentEffect(cause: string, effects: readonly TermEffect[]): string {
   const effect = joinList(effects.map((e) => `${formatSignedDollars(e.amount)} ${loanName(e.loan)}`));
   return `${cause}; compared with the enrolled credits, this term's equal disbursement changes by ${effect}.`;
