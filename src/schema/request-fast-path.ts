@@ -29,8 +29,12 @@ function nullableDecimal(value: unknown, rule: DecimalRule): string | null | und
   return canonicalDecimalOrNull(value, rule) ?? undefined;
 }
 
-const isPlainTerm = (value: unknown): value is Record<string, unknown> => {
-  if (typeof value !== 'object' || value === null) return false;
+/**
+ * A JSON object: what JSON.parse or an object literal makes (no class instances, no inherited fields). The test of
+ * a request body (request.ts) and of each term here.
+ */
+export const isPlainObject = (value: unknown): value is Record<string, unknown> => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 };
@@ -43,7 +47,7 @@ const TERM_OPTIONAL_KEYS = [
 ] as const;
 
 function parseValidTerm(term: unknown): TermInput | null {
-  if (!isPlainTerm(term)) return null;
+  if (!isPlainObject(term)) return null;
   let label: string | undefined;
   let fullTime: string | null = null;
   let enrolled: string | null = null;

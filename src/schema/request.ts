@@ -30,7 +30,7 @@ import {
 } from './decimal.ts';
 
 import { MAX_INSPECTED_TERMS, MAX_TERMS } from './request-limits.ts';
-import { parseValidRequest } from './request-fast-path.ts';
+import { isPlainObject, parseValidRequest } from './request-fast-path.ts';
 
 export { MAX_INSPECTED_TERMS, MAX_TERMS } from './request-limits.ts';
 /** Longest field_errors list returned; the envelope's message gives the full count when it is cut. */
@@ -270,13 +270,6 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 const MAX_ECHOED_KEY_LENGTH = 100;
 const echoKey = (key: string) => (key.length > MAX_ECHOED_KEY_LENGTH ? `${key.slice(0, MAX_ECHOED_KEY_LENGTH)}…` : key);
-
-/** A JSON object: what JSON.parse or an object literal makes (no class instances, no inherited fields). */
-const isPlainObject = (value: unknown): value is Record<string, unknown> => {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-};
 
 const own = (object: Record<string, unknown>, key: string): unknown =>
   Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined;
