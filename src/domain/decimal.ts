@@ -513,10 +513,15 @@ function addBig(x: Dec, y: Dec, subtract: boolean): Dec {
   return new Dec(negative ? -0 : 0, s);
 }
 
+/** The coefficient's digits without its sign (value = ± digits × 10^-scale). */
+function magnitudeDigits(x: Dec): string {
+  return x.big === null ? String(Math.abs(x.c)) : String(x.big < 0n ? -x.big : x.big);
+}
+
 /** x in exponent notation when its exponent is ≥ 40 or ≤ -40 (decimal.js's toString), else null. */
 function exponentText(x: Dec): string | null {
   if (x.isZero()) return null;
-  let digits = x.big === null ? String(Math.abs(x.c)) : String(x.big < 0n ? -x.big : x.big);
+  let digits = magnitudeDigits(x);
   const e = digits.length - 1 - x.scale;
   if (e > -40 && e < 40) return null;
   digits = digits.replace(/0+$/, '');
@@ -527,7 +532,7 @@ function exponentText(x: Dec): string | null {
 /** The digits of x in normal notation, without trailing zeros when `trim`; with "-" when x is below zero. */
 function plainText(x: Dec, trim: boolean): string {
   const negative = x.isNegative() && !x.isZero();
-  let digits = x.big === null ? String(Math.abs(x.c)) : String(x.big < 0n ? -x.big : x.big);
+  let digits = magnitudeDigits(x);
   let s = x.scale;
   if (trim) {
     let end = digits.length;
