@@ -5,7 +5,8 @@
  * a 500 `internal_error` whose wire message is fixed: no stack, no internal message, no request data. The original
  * error is attached to the response for the request log.
  */
-import type { ErrorRequestHandler, Response } from 'express';
+import type { ServerResponse } from 'node:http';
+import type { ErrorRequestHandler } from 'express';
 import { AppError, appError, errorEnvelope, type FieldError } from '../errors.ts';
 
 export { errorEnvelope as toEnvelope, type WireEnvelope } from '../errors.ts';
@@ -44,20 +45,21 @@ export function toAppError(err: unknown): AppError {
 /**
  * Sends the envelope for `err` (any thrown value). When headers are already on the wire (a streaming response)
  * no envelope can be sent any more: the response is destroyed so the client sees a truncated transfer rather
- * than a body that looks complete.
+ * than a body that looks complete. Works on Node's own response (the fast lane of src/api/front-door.ts) as on
+ * Express's.
  */
-export function sendError(res: Response, err: unknown): void {
+export function sendError(res: ServerResponse, err: unknown): void {
   const appErr = toAppError(err);
   if (appErr.status >= 500) {
     // Read by the request log (http-log.ts): the log line carries the cause (stack included); the wire never does.
-    (res as Response & { err?: unknown }).err = appErr.cause instanceof Error ? appErr.cause : appErr;
+    (res as ServerResponse & { err?: unknown }).err = appErr.cause instanceof Error ? appErr.cause : appErr;
   }
   if (res.headersSent) {
     res.destroy();
     return;
   }
   const body = JSON.stringify(errorEnvelope(appErr));
-  res.status(appErr.status);
+  res.statusCode = appErr.status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Cache-Control', 'no-store');
   res.end(body);

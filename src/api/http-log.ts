@@ -27,34 +27,42 @@ export function pathOf(url: string | undefined): string {
 type LoggedRequest = IncomingMessage & { id?: string };
 type LoggedResponse = ServerResponse & { err?: unknown };
 
+/**
+ * Gives the request its id (X-Request-Id, on the request as `id`) and logs its line once the response ends
+ * ('finish') or the client abandons it ('close' first). `url` is the URL as received: routers rewrite `req.url`
+ * while they run. Used by the Express middleware below and by the fast lane (src/api/front-door.ts).
+ */
+export function startRequestLog(logger: Logger, req: IncomingMessage, res: ServerResponse, url: string): void {
+  const started = performance.now();
+  const request = req as LoggedRequest;
+  request.id = assignRequestId(req, res);
+  const path = pathOf(url);
+  const method = req.method;
+
+  // Plain listeners and a flag rather than once() on both events and removing the other: no wrapper per
+  // listener and no listener-array search per request.
+  let logged = false;
+  const write = (aborted: boolean) => {
+    if (logged) return;
+    logged = true;
+    const response = res as LoggedResponse;
+    const line: Record<string, unknown> = {
+      req: { id: request.id, method, path },
+      res: { statusCode: res.statusCode },
+      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+    };
+    if (response.err !== undefined) line.err = serializeError(response.err);
+    if (aborted) logger.warn(line, 'request aborted');
+    else if (response.err !== undefined || res.statusCode >= 500) logger.error(line, 'request failed');
+    else logger.info(line, 'request completed');
+  };
+  res.on('finish', () => write(false));
+  res.on('close', () => write(!res.writableFinished));
+}
+
 export function createHttpLogger(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const started = performance.now();
-    const request = req as LoggedRequest;
-    request.id = assignRequestId(req, res);
-    // The URL as received: routers rewrite req.url while they run.
-    const path = pathOf(req.originalUrl);
-    const method = req.method;
-
-    // Plain listeners and a flag rather than once() on both events and removing the other: no wrapper per
-    // listener and no listener-array search per request.
-    let logged = false;
-    const write = (aborted: boolean) => {
-      if (logged) return;
-      logged = true;
-      const response = res as LoggedResponse;
-      const line: Record<string, unknown> = {
-        req: { id: request.id, method, path },
-        res: { statusCode: res.statusCode },
-        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-      };
-      if (response.err !== undefined) line.err = serializeError(response.err);
-      if (aborted) logger.warn(line, 'request aborted');
-      else if (response.err !== undefined || res.statusCode >= 500) logger.error(line, 'request failed');
-      else logger.info(line, 'request completed');
-    };
-    res.on('finish', () => write(false));
-    res.on('close', () => write(!res.writableFinished));
+    startRequestLog(logger, req, res, req.originalUrl);
     next();
   };
 }
