@@ -7,8 +7,9 @@
  * loopback only. Besides throughput, the servers report their own CPU time per request, a figure that does not
  * depend on how fast the load generator is.
  *
- *   app       the real service: createApp() with the production middleware (request ids, request log
- *             lines written to /dev/null, JSON reading and validation, calculate(), the envelope)
+ *   app       the real service as server.ts serves it (createRequestListener: the fast lane of POST /v1/calculate
+ *             and Express), with the production middleware (request ids, request log lines written to
+ *             /dev/null, the duration metric, JSON reading and validation, calculate(), the envelope)
  *   baseline  node:http that reads the same body, JSON.parses it and answers a fixed JSON of the same size
  *
  * Prints requests/s of both, the ratio app/baseline, and p50/p99 latency of both.
@@ -31,7 +32,7 @@ import { connect, type Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { createApp } from '../src/api/app.ts';
+import { createRequestListener } from '../src/api/front-door.ts';
 import { createInlineRunner } from '../src/bulk/runners/inline.ts';
 import { loadConfig } from '../src/config.ts';
 import { createServiceLogger } from '../src/logger.ts';
@@ -125,13 +126,13 @@ function startApp(): ReturnType<typeof createServer> {
   const config = loadConfig({ LOG_LEVEL: 'info' });
   // The service's own logger (src/logger.ts: asynchronous), writing to /dev/null.
   const logger = createServiceLogger({ level: 'info' }, '/dev/null').logger;
-  const app = createApp({
+  const listener = createRequestListener({
     config,
     logger,
     runners: { small: createInlineRunner(), large: createInlineRunner() },
     readiness: [],
   });
-  return createServer(app);
+  return createServer(listener);
 }
 
 function serve(kind: Kind): void {

@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { createApp } from './api/app.ts';
+import { createRequestListener } from './api/front-door.ts';
 import { createServiceLogger, exitOnFatalError } from './logger.ts';
 import type { ReadinessCheck } from './api/context.ts';
 import { redactText, serializeError } from './redact.ts';
@@ -82,11 +82,11 @@ async function main(): Promise<void> {
     name: 'accepting_requests',
     check: async () => (shuttingDown ? { ok: false, detail: 'shutting down' } : { ok: true }),
   };
-  const app = createApp(
+  const listener = createRequestListener(
     { config, logger, runners: runtime.runners, readiness: [accepting, ...runtime.readiness] },
     { routers: runtime.routers, openApiPaths: runtime.openApiPaths, guards: runtime.guards },
   );
-  const server = createServer(app);
+  const server = createServer(listener);
   applyTimeouts(server, config);
   await listen(server, config.PORT, config.HOST);
   const port = boundPort(server);

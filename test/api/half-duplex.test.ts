@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { createApp } from '../../src/api/app.ts';
+import { createRequestListener } from '../../src/api/front-door.ts';
 import { createRuntime, type Runtime } from '../../src/runtime.ts';
 import { bulkConfig, generatedCsv } from '../bulk/helpers.ts';
 
@@ -29,12 +29,12 @@ beforeAll(async () => {
   writeFileSync(file, body);
   const logger = pino({ level: 'silent' });
   runtime = await createRuntime(config, logger);
-  const app = createApp(
+  const listener = createRequestListener(
     { config, logger, runners: runtime.runners, readiness: runtime.readiness },
     { routers: runtime.routers },
   );
   server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = createServer(listener).listen(0, '127.0.0.1', () => resolve(s));
   });
   port = (server.address() as AddressInfo).port;
 });

@@ -1,13 +1,14 @@
 /**
- * Starts the real HTTP app on an ephemeral loopback port for a test file. The context is built from explicit
+ * Starts the real HTTP service (createRequestListener, as src/server.ts serves it) on an ephemeral loopback port for a test file. The context is built from explicit
  * configuration (never process.env) with inline runners, and the logger writes into `logs` so tests can read
  * what was logged.
  */
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.ts';
-import { createApp, type AppExtras } from '../../src/api/app.ts';
+import type { AppExtras } from '../../src/api/app.ts';
+import { createRequestListener } from '../../src/api/front-door.ts';
 import type { AppContext, ReadinessCheck } from '../../src/api/context.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 
@@ -30,9 +31,8 @@ export async function startTestServer(
     readiness: options.readiness ?? [],
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   };
-  const app = createApp(ctx, options.extra);
   const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = createServer(createRequestListener(ctx, options.extra)).listen(0, '127.0.0.1', () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
   return {

@@ -4,13 +4,13 @@
  * status, result). Non-calculation paths do not carry it. The OpenAPI info reports the same id.
  */
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/api/app.ts';
+import { createRequestListener } from '../../src/api/front-door.ts';
 import { bulkRouter } from '../../src/api/bulk-route.ts';
 import type { AppContext } from '../../src/api/context.ts';
 import { jobsRouter } from '../../src/api/jobs-route.ts';
@@ -41,11 +41,11 @@ beforeAll(async () => {
   const ctx: AppContext = { config, logger, runners, readiness: [] };
   store = new MemoryJobStore(config.JOB_TTL_SECONDS);
   jobs = new AsyncJobs({ config, logger, store, runners, runBulk });
-  const app = createApp(ctx, {
+  const listener = createRequestListener(ctx, {
     routers: [bulkRouter(ctx), jobsRouter(jobs, { maxBytes: config.BULK_MAX_BYTES, spoolDir })],
   });
   server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = createServer(listener).listen(0, '127.0.0.1', () => resolve(s));
   });
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

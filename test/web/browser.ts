@@ -6,14 +6,14 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { createApp } from '../../src/api/app.ts';
+import { createRequestListener } from '../../src/api/front-door.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createRuntime, type Runtime } from '../../src/runtime.ts';
 
@@ -66,12 +66,12 @@ export async function startPageServer(env: Record<string, string> = {}): Promise
   });
   const logger = pino({ level: 'silent' });
   const runtime: Runtime = await createRuntime(config, logger);
-  const app = createApp(
+  const listener = createRequestListener(
     { config, logger, runners: runtime.runners, readiness: runtime.readiness },
     { routers: runtime.routers, openApiPaths: runtime.openApiPaths, guards: runtime.guards },
   );
   const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = createServer(listener).listen(0, '127.0.0.1', () => resolve(s));
   });
   return {
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
