@@ -173,7 +173,8 @@ describe('chunk integrity through the real service', () => {
       const res = await bulk;
       expect(res.status).toBe(200);
       expectExampleFigures(await res.text());
-      expect(worker.output()).toMatch(/chunk payload failed its integrity check/);
+      // The worker is still running: its log lines reach stdout in batches (src/logger.ts, at most ~200 ms late).
+      await expect.poll(() => worker.output()).toMatch(/chunk payload failed its integrity check/);
       expect(await metricsText(h.service.base)).toMatch(
         /^sor_queue_fallback_chunks_total\{reason="job_failed"\} [1-9]/m,
       );
