@@ -22,7 +22,7 @@
  * connection count of `--concurrency` (16 and 32 by default, the figures issue 8 asks for), in the same run.
  *
  * Options (flag, or the environment variable when the flag is absent; `--help` lists them): --concurrency
- * BENCH_CONCURRENCY (16,32), --rounds BENCH_ROUNDS (3), --requests BENCH_REQUESTS per round (10000), --seconds
+ * BENCH_CONCURRENCY (16,32), --rounds BENCH_ROUNDS (5), --requests BENCH_REQUESTS per round (10000), --seconds
  * BENCH_SECONDS per round (20), --warmup BENCH_WARMUP (10000), --example BENCH_EXAMPLE (FSA-4), --rate BENCH_RATE
  * (3000 req/s), --rate-seconds BENCH_RATE_SECONDS (4), --node-flags BENCH_NODE_FLAGS (npm start's).
  */
@@ -51,7 +51,7 @@ const args = benchArgs('npm run bench:single --', {
     help: 'keep-alive connections, or a comma-separated list of counts measured in turn',
   },
   requests: { type: 'number', default: 10_000, env: 'BENCH_REQUESTS', help: 'requests per round' },
-  rounds: { type: 'number', default: 3, env: 'BENCH_ROUNDS', help: 'alternating rounds per server' },
+  rounds: { type: 'number', default: 5, env: 'BENCH_ROUNDS', help: 'alternating rounds per server' },
   rate: { type: 'number', default: 3000, env: 'BENCH_RATE', help: 'requests/s of the fixed-rate phase' },
   'rate-seconds': { type: 'number', default: 4, env: 'BENCH_RATE_SECONDS', help: 'seconds of the fixed-rate phase' },
   seconds: { type: 'number', default: 20, env: 'BENCH_SECONDS', help: 'time budget of a round' },
