@@ -13,79 +13,28 @@
  * below 60 significant digits (money ≤ 100,000,000 and credits ≤ 1,000 with at most 6 decimals, products of two of
  * them ≤ 30 digits), where decimal.js at precision 60 was exact too; test/domain/decimal.test.ts compares every
  * operation with decimal.js and test/domain/legacy-oracle.test.ts whole calculations with the previous domain.
+ * Reading and writing decimal text (the parts ⇄ text) is src/domain/decimal-parts.ts.
  */
 
 import { Decimal } from 'decimal.js';
+import {
+  MAX_SAFE,
+  POW10,
+  bigPow10,
+  exponentText,
+  isNegativeParts,
+  negativeSign,
+  parseDecimal,
+  plainText,
+  type DecParts,
+} from './decimal-parts.ts';
 
 /** decimal.js at the previous settings, for the rare non-terminating division. */
 const Slow = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_UP, toExpNeg: -40, toExpPos: 40 });
 
-const MAX_SAFE = Number.MAX_SAFE_INTEGER;
-/** 10^0 … 10^22: exact doubles. */
-const POW10: readonly number[] = Array.from({ length: 23 }, (_, i) => 10 ** i);
-const BIG_POW10: bigint[] = [];
-function bigPow10(k: number): bigint {
-  for (let i = BIG_POW10.length; i <= k; i++) BIG_POW10.push(10n ** BigInt(i));
-  return BIG_POW10[k]!;
-}
-
 export type DecValue = Dec | number | string;
 
-const DECIMAL_TEXT = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
-
-function invalid(value: unknown): Error {
-  return new Error(`[DecimalError] Invalid argument: ${String(value)}`);
-}
-
-function negativeSign(c: number): boolean {
-  return c < 0 || (c === 0 && 1 / c < 0);
-}
-
-interface Parts {
-  c: number;
-  big: bigint | null;
-  scale: number;
-}
-
-/** The parts of a number (through its shortest decimal form, as decimal.js) or of a decimal string. */
-function parse(value: number | string): Parts {
-  if (typeof value === 'number') {
-    if (Number.isInteger(value) && Math.abs(value) <= MAX_SAFE) return { c: value, big: null, scale: 0 };
-    if (!Number.isFinite(value)) throw invalid(value);
-    value = String(value);
-  }
-  const m = DECIMAL_TEXT.exec(value);
-  if (m === null) throw invalid(value);
-  const intPart = m[2]!;
-  const fracPart = m[3] ?? '';
-  if (intPart === '' && fracPart === '') throw invalid(value);
-  let digits = intPart + fracPart;
-  let s = fracPart.length - (m[4] === undefined ? 0 : Number(m[4]));
-  let start = 0;
-  while (start < digits.length - 1 && digits.charCodeAt(start) === 48) start++;
-  let end = digits.length;
-  while (s > 0 && end > start + 1 && digits.charCodeAt(end - 1) === 48) {
-    end--;
-    s--;
-  }
-  digits = digits.slice(start, end);
-  if (digits === '0') s = 0;
-  if (s < 0) {
-    digits += '0'.repeat(-s);
-    s = 0;
-  }
-  const negative = m[1] === '-';
-  if (digits.length <= 15) {
-    const n = Number(digits);
-    return { c: negative ? -n : n, big: null, scale: s };
-  }
-  const b = BigInt(digits);
-  const signed = negative ? -b : b;
-  if (signed >= -9007199254740991n && signed <= 9007199254740991n) return { c: Number(signed), big: null, scale: s };
-  return { c: 0, big: signed, scale: s };
-}
-
-export class Dec {
+export class Dec implements DecParts {
   static readonly ROUND_UP = 0;
   static readonly ROUND_DOWN = 1;
   static readonly ROUND_CEIL = 2;
@@ -96,11 +45,9 @@ export class Dec {
   static readonly ROUND_HALF_CEIL = 7;
   static readonly ROUND_HALF_FLOOR = 8;
 
-  /** The coefficient when `big` is null: a safe integer (may be -0). */
+  // The parts, as DecParts documents them (src/domain/decimal-parts.ts).
   readonly c: number;
-  /** The coefficient when it is not a safe integer (never within the safe range). */
   readonly big: bigint | null;
-  /** Digits after the point, ≥ 0. */
   readonly scale: number;
 
   /**
@@ -111,7 +58,7 @@ export class Dec {
   constructor(value: DecValue, scale?: number, big?: bigint | null) {
     // Kept small so that the engine inlines the internal form, the one every operation allocates with.
     if (scale === undefined) {
-      const parsed = value instanceof Dec ? value : parse(value);
+      const parsed = value instanceof Dec ? value : parseDecimal(value);
       this.c = parsed.c;
       this.big = parsed.big;
       this.scale = parsed.scale;
@@ -130,7 +77,7 @@ export class Dec {
 
   /** True for values below zero and for -0, as decimal.js. */
   isNegative(): boolean {
-    return this.big === null ? negativeSign(this.c) : this.big < 0n;
+    return isNegativeParts(this);
   }
 
   isNeg(): boolean {
@@ -511,43 +458,6 @@ function addBig(x: Dec, y: Dec, subtract: boolean): Dec {
   // x + y = 0 is +0, except -0 + -0 (and -0 − 0), as in IEEE 754 and decimal.js
   const negative = x.isZero() && y.isZero() && x.isNegative() && y.isNegative() !== subtract;
   return new Dec(negative ? -0 : 0, s);
-}
-
-/** The coefficient's digits without its sign (value = ± digits × 10^-scale). */
-function magnitudeDigits(x: Dec): string {
-  return x.big === null ? String(Math.abs(x.c)) : String(x.big < 0n ? -x.big : x.big);
-}
-
-/** x in exponent notation when its exponent is ≥ 40 or ≤ -40 (decimal.js's toString), else null. */
-function exponentText(x: Dec): string | null {
-  if (x.isZero()) return null;
-  let digits = magnitudeDigits(x);
-  const e = digits.length - 1 - x.scale;
-  if (e > -40 && e < 40) return null;
-  digits = digits.replace(/0+$/, '');
-  const mantissa = digits.length === 1 ? digits : `${digits[0]}.${digits.slice(1)}`;
-  return `${x.isNegative() ? '-' : ''}${mantissa}e${e < 0 ? '-' : '+'}${Math.abs(e)}`;
-}
-
-/** The digits of x in normal notation, without trailing zeros when `trim`; with "-" when x is below zero. */
-function plainText(x: Dec, trim: boolean): string {
-  const negative = x.isNegative() && !x.isZero();
-  let digits = magnitudeDigits(x);
-  let s = x.scale;
-  if (trim) {
-    let end = digits.length;
-    while (s > 0 && end > 1 && digits.charCodeAt(end - 1) === 48) {
-      end--;
-      s--;
-    }
-    if (end !== digits.length) digits = digits.slice(0, end);
-  }
-  let text: string;
-  if (s === 0) text = digits;
-  else if (digits.length > s) text = `${digits.slice(0, digits.length - s)}.${digits.slice(digits.length - s)}`;
-  else text = `0.${'0'.repeat(s - digits.length)}${digits}`;
-  if (text === '0' || (trim && digits === '0')) return '0';
-  return negative ? `-${text}` : text;
 }
 
 export const ZERO: Dec = new Dec(0);
