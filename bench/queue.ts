@@ -49,6 +49,11 @@ const args = benchArgs('npm run bench:queue --', {
   prefetch: { type: 'string', default: '0', help: 'QUEUE_WORKER_PREFETCH of the workers; a list (0,1,2) adds modes' },
   workers: { type: 'string', default: '1,2', help: 'worker processes of each queue mode, a list' },
   baseline: { type: 'string', default: '', help: 'another checkout: its queue code runs as an extra mode' },
+  'worker-node-options': {
+    type: 'string',
+    default: '',
+    help: 'NODE_OPTIONS of the worker processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (then stopped by SIGTERM)',
+  },
 });
 function numberList(name: string, text: string): number[] {
   const values = text.split(',').map((v) => Number(v.trim()));
@@ -66,6 +71,9 @@ const WARMUP = Math.min(STUDENTS, 30_000);
 const PREFETCHES = numberList('prefetch', args.prefetch);
 const WORKER_COUNTS = numberList('workers', args.workers).filter((n) => n > 0);
 const BASELINE = args.baseline === '' ? undefined : resolve(args.baseline) + '/';
+/** Node flags of the workers; with any, workers are stopped gracefully (SIGTERM) so a --cpu-prof is written. */
+const WORKER_NODE_OPTIONS = args['worker-node-options'];
+const stopWorkers = () => killWorkers(WORKER_NODE_OPTIONS === '' ? 'SIGKILL' : 'SIGTERM');
 /** The file: seeded, 2% invalid students so error rows travel the queue too. */
 const file = (students: number) => randomFilePieces({ students, seed: 42, invalidShare: 0.02 });
 const CORES = availableParallelism();
@@ -272,7 +280,13 @@ async function main(): Promise<void> {
       const env = { REDIS_URL: redis.url, BULLMQ_PREFIX: prefix, QUEUE_SIGNING_KEY: BENCH_SIGNING_KEY };
       const pids: number[] = [];
       for (let i = 0; i < workers; i++) {
-        const workerEnv = { ...env, BULK_THREADS: String(WORKER_THREADS), QUEUE_WORKER_PREFETCH: String(prefetch) };
+        const workerEnv: Record<string, string> = {
+          ...env,
+          BULK_THREADS: String(WORKER_THREADS),
+          QUEUE_WORKER_PREFETCH: String(prefetch),
+        };
+        if (WORKER_NODE_OPTIONS !== '')
+          workerEnv.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} ${WORKER_NODE_OPTIONS}`.trim();
         pids.push(await startWorker(workerEnv, undefined, root));
       }
       let fallbacks = 0;
@@ -324,7 +338,7 @@ async function main(): Promise<void> {
       }
     } finally {
       for (const mode of modes) await mode.close();
-      await killWorkers();
+      await stopWorkers();
     }
     const median = (rs: RunResult[]): RunResult => {
       const sorted = [...rs].sort((a, b) => a.seconds - b.seconds);
@@ -394,7 +408,7 @@ async function main(): Promise<void> {
     const calcMsPerChunk = (base.cpuSeconds * 1000) / (base.students / CHUNK);
     console.log(`  whole embedded run  : ${calcMsPerChunk.toFixed(1)} ms of CPU per chunk (parse, calculate, write)`);
   } finally {
-    await killWorkers();
+    await stopWorkers();
     await pool.close();
     for (const prefix of prefixes) {
       const q = new Queue(QUEUE_NAME, { connection: { url: redis.url }, prefix });

@@ -49,13 +49,16 @@ export function startWorker(env: Record<string, string>, timeoutMs = 30_000, roo
   });
 }
 
-/** SIGKILLs every worker this process started and waits until they are gone. */
-export async function killWorkers(): Promise<void> {
+/**
+ * Kills every worker this process started (SIGKILL; SIGTERM lets them drain and exit, e.g. to write a
+ * --cpu-prof) and waits until they are gone.
+ */
+export async function killWorkers(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
   const waits: Promise<unknown>[] = [];
   for (const child of running) {
     if (child.exitCode !== null || child.signalCode !== null) continue;
     waits.push(new Promise((resolve) => child.once('exit', resolve)));
-    child.kill('SIGKILL');
+    child.kill(signal);
   }
   running.clear();
   await Promise.all(waits);

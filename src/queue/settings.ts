@@ -81,3 +81,21 @@ export function chunkJobId(runId: string, index: number): string {
 export function chunkResultKey(prefix: string, jobId: string): string {
   return `${prefix}:${QUEUE_NAME}:result:${jobId}`;
 }
+
+/**
+ * Redis key holding a queued chunk's payload bytes (their MAC is the job's data). The API writes it before adding
+ * the job and deletes it once the chunk's outcome is in (completed, failed, timed out or given up); a worker only
+ * reads it, so a retried or stalled job finds it again.
+ */
+export function chunkPayloadKey(prefix: string, jobId: string): string {
+  return `${prefix}:${QUEUE_NAME}:payload:${jobId}`;
+}
+
+/**
+ * How long a chunk's payload may stay in Redis: as long as the API waits for the chunk (QUEUE_CHUNK_TIMEOUT_MS)
+ * plus a minute. The API deletes it as soon as the chunk's outcome is in; this TTL only bounds what an API that
+ * died mid-chunk leaves behind (a worker that picks such a job up later finds no payload and fails the job).
+ */
+export function payloadTtlSeconds(config: Pick<Config, 'QUEUE_CHUNK_TIMEOUT_MS'>): number {
+  return Math.ceil(config.QUEUE_CHUNK_TIMEOUT_MS / 1000) + 60;
+}
