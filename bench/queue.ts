@@ -19,7 +19,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -49,10 +49,10 @@ const args = benchArgs('npm run bench:queue --', {
   prefetch: { type: 'string', default: '0', help: 'QUEUE_WORKER_PREFETCH of the workers; a list (0,1,2) adds modes' },
   workers: { type: 'string', default: '1,2', help: 'worker processes of each queue mode, a list' },
   baseline: { type: 'string', default: '', help: 'another checkout: its queue code runs as an extra mode' },
-  'worker-node-options': {
+  'worker-node-args': {
     type: 'string',
     default: '',
-    help: 'NODE_OPTIONS of the worker processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (then stopped by SIGTERM)',
+    help: 'Node flags of the worker processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (then stopped by SIGTERM)',
   },
 });
 function numberList(name: string, text: string): number[] {
@@ -72,8 +72,8 @@ const PREFETCHES = numberList('prefetch', args.prefetch);
 const WORKER_COUNTS = numberList('workers', args.workers).filter((n) => n > 0);
 const BASELINE = args.baseline === '' ? undefined : resolve(args.baseline) + '/';
 /** Node flags of the workers; with any, workers are stopped gracefully (SIGTERM) so a --cpu-prof is written. */
-const WORKER_NODE_OPTIONS = args['worker-node-options'];
-const stopWorkers = () => killWorkers(WORKER_NODE_OPTIONS === '' ? 'SIGKILL' : 'SIGTERM');
+const WORKER_NODE_ARGS = args['worker-node-args'].split(' ').filter((a) => a !== '');
+const stopWorkers = () => killWorkers(WORKER_NODE_ARGS.length === 0 ? 'SIGKILL' : 'SIGTERM');
 /** The file: seeded, 2% invalid students so error rows travel the queue too. */
 const file = (students: number) => randomFilePieces({ students, seed: 42, invalidShare: 0.02 });
 const CORES = availableParallelism();
@@ -121,18 +121,54 @@ async function redisCpu(url: string): Promise<number> {
   }
 }
 
+/**
+ * user + system CPU seconds of a process's V8 platform threads (named V8Worker: parallel scavenges, concurrent
+ * marking and sweeping for every isolate of the process), from /proc (0 where it is not available).
+ */
+function gcHelperCpu(pid: number): number {
+  let sum = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        if (readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() !== 'V8Worker') continue;
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        sum += (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+      } catch {
+        // the thread ended
+      }
+    }
+  } catch {
+    return 0;
+  }
+  return sum;
+}
+
 interface CpuSample {
   api: number;
   workers: number;
   redis: number;
+  /** Of api and workers: their V8Worker (GC helper) threads. */
+  apiGc: number;
+  workersGc: number;
 }
 
 /** CPU of this process (all its threads), the given child processes and Redis: a load-independent cost. */
 async function cpuNow(pids: number[], redisUrl: string | undefined): Promise<CpuSample> {
   const self = process.cpuUsage();
   let workers = 0;
-  for (const pid of pids) workers += procCpu(pid);
-  return { api: (self.user + self.system) / 1e6, workers, redis: redisUrl ? await redisCpu(redisUrl) : 0 };
+  let workersGc = 0;
+  for (const pid of pids) {
+    workers += procCpu(pid);
+    workersGc += gcHelperCpu(pid);
+  }
+  return {
+    api: (self.user + self.system) / 1e6,
+    workers,
+    redis: redisUrl ? await redisCpu(redisUrl) : 0,
+    apiGc: gcHelperCpu(process.pid),
+    workersGc,
+  };
 }
 
 async function runFile(
@@ -172,6 +208,8 @@ async function runFile(
     api: cpuAfter.api - cpuBefore.api,
     workers: cpuAfter.workers - cpuBefore.workers,
     redis: cpuAfter.redis - cpuBefore.redis,
+    apiGc: cpuAfter.apiGc - cpuBefore.apiGc,
+    workersGc: cpuAfter.workersGc - cpuBefore.workersGc,
   };
   const cpuSeconds = split.api + split.workers + split.redis;
   if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
@@ -280,14 +318,8 @@ async function main(): Promise<void> {
       const env = { REDIS_URL: redis.url, BULLMQ_PREFIX: prefix, QUEUE_SIGNING_KEY: BENCH_SIGNING_KEY };
       const pids: number[] = [];
       for (let i = 0; i < workers; i++) {
-        const workerEnv: Record<string, string> = {
-          ...env,
-          BULK_THREADS: String(WORKER_THREADS),
-          QUEUE_WORKER_PREFETCH: String(prefetch),
-        };
-        if (WORKER_NODE_OPTIONS !== '')
-          workerEnv.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} ${WORKER_NODE_OPTIONS}`.trim();
-        pids.push(await startWorker(workerEnv, undefined, root));
+        const workerEnv = { ...env, BULK_THREADS: String(WORKER_THREADS), QUEUE_WORKER_PREFETCH: String(prefetch) };
+        pids.push(await startWorker(workerEnv, undefined, root, WORKER_NODE_ARGS));
       }
       let fallbacks = 0;
       const fallback: ChunkRunner = {
@@ -374,7 +406,8 @@ async function main(): Promise<void> {
     for (const r of results) {
       const k = 1e6 / r.students;
       console.log(
-        `  ${r.label}: API process ${(r.split.api * k).toFixed(1)} ms, workers ${(r.split.workers * k).toFixed(1)} ms, ` +
+        `  ${r.label}: API process ${(r.split.api * k).toFixed(1)} ms (GC helper threads ${(r.split.apiGc * k).toFixed(1)}), ` +
+          `workers ${(r.split.workers * k).toFixed(1)} ms (GC helper threads ${(r.split.workersGc * k).toFixed(1)}), ` +
           `Redis ${(r.split.redis * k).toFixed(1)} ms`,
       );
     }

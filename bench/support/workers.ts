@@ -11,9 +11,15 @@ const running = new Set<ChildProcess>();
 /**
  * Starts a queue worker with `env` (added to this environment) and resolves with its pid once it is ready.
  * `root`: the checkout whose workers/queue.worker.ts runs (default this one; bench:queue --baseline passes another).
+ * `nodeArgs`: Node flags of the worker (before the script), e.g. --cpu-prof or V8 GC flags.
  */
-export function startWorker(env: Record<string, string>, timeoutMs = 30_000, root = ROOT): Promise<number> {
-  const child = spawn(process.execPath, [`${root}workers/queue.worker.ts`], {
+export function startWorker(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+  root = ROOT,
+  nodeArgs: readonly string[] = [],
+): Promise<number> {
+  const child = spawn(process.execPath, [...nodeArgs, `${root}workers/queue.worker.ts`], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'info', BULK_THREADS: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

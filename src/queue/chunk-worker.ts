@@ -28,6 +28,7 @@ import { redactUrl } from '../redact.ts';
 import { ChunkSigner, isChunkJobData } from './chunk-signing.ts';
 import type { ChunkCounts, ChunkJobData } from './chunk-signing.ts';
 import { blockingOptions, createRedis } from './connection.ts';
+import { RawSetWriter } from './raw-set.ts';
 import type { ChunkJobReturn } from './chunk-completions.ts';
 import { payloadText } from '../bulk/chunk-payload.ts';
 import { DEFAULT_WORKER_TUNING, QUEUE_NAME, RESULT_TTL_SECONDS, chunkPayloadKey, chunkResultKey } from './settings.ts';
@@ -126,6 +127,7 @@ export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
   connection.on('error', (err: Error) => logger.debug({ err: err.message }, 'worker: Redis connection error'));
 
   const payloads = new SharedPayloads();
+  const results = new RawSetWriter();
 
   const processor = async (job: Job<ChunkJobData, ChunkJobReturn>): Promise<ChunkJobReturn> => {
     const data: unknown = job.data;
@@ -177,7 +179,7 @@ export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
     if (out.checks !== undefined) counts.checks = out.checks;
     const mac = signer.signOutput(jobId, data.mac, counts, body);
     try {
-      await connection.set(chunkResultKey(prefix, jobId), body, 'EX', RESULT_TTL_SECONDS);
+      await results.set(connection, chunkResultKey(prefix, jobId), body, RESULT_TTL_SECONDS);
     } finally {
       // The command has been written (and answered, or failed): the pool may reuse the buffer for the next chunk.
       out.release?.();
