@@ -122,34 +122,40 @@ async function redisCpu(url: string): Promise<number> {
 }
 
 /**
- * user + system CPU seconds of a process's V8 platform threads (named V8Worker: parallel scavenges, concurrent
- * marking and sweeping for every isolate of the process), from /proc (0 where it is not available).
+ * user + system CPU seconds of a process's main thread and of its V8 platform threads (named V8Worker: parallel
+ * scavenges, concurrent marking and sweeping for every isolate of the process), from /proc (0 where it is not
+ * available). The rest of a process's CPU is its worker threads' (the calculation).
  */
-function gcHelperCpu(pid: number): number {
-  let sum = 0;
+function threadCpu(pid: number): { main: number; gc: number } {
+  const cpu = { main: 0, gc: 0 };
+  let tids: string[];
   try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      try {
-        if (readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() !== 'V8Worker') continue;
-        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        sum += (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-      } catch {
-        // the thread ended
-      }
-    }
+    tids = readdirSync(`/proc/${pid}/task`);
   } catch {
-    return 0;
+    return cpu;
   }
-  return sum;
+  for (const tid of tids) {
+    try {
+      const main = tid === String(pid);
+      if (!main && readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() !== 'V8Worker') continue;
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      cpu[main ? 'main' : 'gc'] += (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+    } catch {
+      // the thread ended
+    }
+  }
+  return cpu;
 }
 
 interface CpuSample {
   api: number;
   workers: number;
   redis: number;
-  /** Of api and workers: their V8Worker (GC helper) threads. */
+  /** Of api and workers: their main threads and their V8Worker (GC helper) threads. */
+  apiMain: number;
   apiGc: number;
+  workersMain: number;
   workersGc: number;
 }
 
@@ -157,16 +163,22 @@ interface CpuSample {
 async function cpuNow(pids: number[], redisUrl: string | undefined): Promise<CpuSample> {
   const self = process.cpuUsage();
   let workers = 0;
+  let workersMain = 0;
   let workersGc = 0;
   for (const pid of pids) {
     workers += procCpu(pid);
-    workersGc += gcHelperCpu(pid);
+    const t = threadCpu(pid);
+    workersMain += t.main;
+    workersGc += t.gc;
   }
+  const api = threadCpu(process.pid);
   return {
     api: (self.user + self.system) / 1e6,
     workers,
     redis: redisUrl ? await redisCpu(redisUrl) : 0,
-    apiGc: gcHelperCpu(process.pid),
+    apiMain: api.main,
+    apiGc: api.gc,
+    workersMain,
     workersGc,
   };
 }
@@ -208,7 +220,9 @@ async function runFile(
     api: cpuAfter.api - cpuBefore.api,
     workers: cpuAfter.workers - cpuBefore.workers,
     redis: cpuAfter.redis - cpuBefore.redis,
+    apiMain: cpuAfter.apiMain - cpuBefore.apiMain,
     apiGc: cpuAfter.apiGc - cpuBefore.apiGc,
+    workersMain: cpuAfter.workersMain - cpuBefore.workersMain,
     workersGc: cpuAfter.workersGc - cpuBefore.workersGc,
   };
   const cpuSeconds = split.api + split.workers + split.redis;
@@ -406,8 +420,9 @@ async function main(): Promise<void> {
     for (const r of results) {
       const k = 1e6 / r.students;
       console.log(
-        `  ${r.label}: API process ${(r.split.api * k).toFixed(1)} ms (GC helper threads ${(r.split.apiGc * k).toFixed(1)}), ` +
-          `workers ${(r.split.workers * k).toFixed(1)} ms (GC helper threads ${(r.split.workersGc * k).toFixed(1)}), ` +
+        `  ${r.label}: API process ${(r.split.api * k).toFixed(1)} ms (main thread ${(r.split.apiMain * k).toFixed(1)}, ` +
+          `GC helper threads ${(r.split.apiGc * k).toFixed(1)}), workers ${(r.split.workers * k).toFixed(1)} ms ` +
+          `(main threads ${(r.split.workersMain * k).toFixed(1)}, GC helper threads ${(r.split.workersGc * k).toFixed(1)}), ` +
           `Redis ${(r.split.redis * k).toFixed(1)} ms`,
       );
     }
