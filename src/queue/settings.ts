@@ -54,7 +54,9 @@ export interface WorkerTuning {
    * prefetch 0 and 1 interleaved, a 50k-student file, 5 rounds, twice) showed no throughput gain from 1 (median
    * ratio to embedded 0.85 and 0.77 against 0.90 and 1.00 with 0; load 7-10 on 2 cores): hence still 0. Again
    * on the quiet machine (`npm run bench:queue -- --students 100000 --workers 2 --prefetch 0,1`): 0.80 with 0,
-   * 0.79 with 1.
+   * 0.79 with 1. With payloads in their own keys and outputs SET from reused frames (cheaper per-chunk work on
+   * the worker's main thread), the same command gave 0.85 / 0.87 (3 rounds) and 0.82 / 0.84 (5 rounds): 1 is
+   * ahead by about the rounds' spread, not clearly enough to hold two locked jobs per worker by default.
    */
   prefetch: number;
 }
