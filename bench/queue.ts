@@ -19,7 +19,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -49,6 +49,11 @@ const args = benchArgs('npm run bench:queue --', {
   prefetch: { type: 'string', default: '0', help: 'QUEUE_WORKER_PREFETCH of the workers; a list (0,1,2) adds modes' },
   workers: { type: 'string', default: '1,2', help: 'worker processes of each queue mode, a list' },
   baseline: { type: 'string', default: '', help: 'another checkout: its queue code runs as an extra mode' },
+  'worker-node-args': {
+    type: 'string',
+    default: '',
+    help: 'Node flags of the worker processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (then stopped by SIGTERM)',
+  },
 });
 function numberList(name: string, text: string): number[] {
   const values = text.split(',').map((v) => Number(v.trim()));
@@ -66,6 +71,9 @@ const WARMUP = Math.min(STUDENTS, 30_000);
 const PREFETCHES = numberList('prefetch', args.prefetch);
 const WORKER_COUNTS = numberList('workers', args.workers).filter((n) => n > 0);
 const BASELINE = args.baseline === '' ? undefined : resolve(args.baseline) + '/';
+/** Node flags of the workers; with any, workers are stopped gracefully (SIGTERM) so a --cpu-prof is written. */
+const WORKER_NODE_ARGS = args['worker-node-args'].split(' ').filter((a) => a !== '');
+const stopWorkers = () => killWorkers(WORKER_NODE_ARGS.length === 0 ? 'SIGKILL' : 'SIGTERM');
 /** The file: seeded, 2% invalid students so error rows travel the queue too. */
 const file = (students: number) => randomFilePieces({ students, seed: 42, invalidShare: 0.02 });
 const CORES = availableParallelism();
@@ -113,18 +121,66 @@ async function redisCpu(url: string): Promise<number> {
   }
 }
 
+/**
+ * user + system CPU seconds of a process's main thread and of its V8 platform threads (named V8Worker: parallel
+ * scavenges, concurrent marking and sweeping for every isolate of the process), from /proc (0 where it is not
+ * available). The rest of a process's CPU is its worker threads' (the calculation).
+ */
+function threadCpu(pid: number): { main: number; gc: number } {
+  const cpu = { main: 0, gc: 0 };
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return cpu;
+  }
+  for (const tid of tids) {
+    try {
+      const main = tid === String(pid);
+      if (!main && readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() !== 'V8Worker') continue;
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      cpu[main ? 'main' : 'gc'] += (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+    } catch {
+      // the thread ended
+    }
+  }
+  return cpu;
+}
+
 interface CpuSample {
   api: number;
   workers: number;
   redis: number;
+  /** Of api and workers: their main threads and their V8Worker (GC helper) threads. */
+  apiMain: number;
+  apiGc: number;
+  workersMain: number;
+  workersGc: number;
 }
 
 /** CPU of this process (all its threads), the given child processes and Redis: a load-independent cost. */
 async function cpuNow(pids: number[], redisUrl: string | undefined): Promise<CpuSample> {
   const self = process.cpuUsage();
   let workers = 0;
-  for (const pid of pids) workers += procCpu(pid);
-  return { api: (self.user + self.system) / 1e6, workers, redis: redisUrl ? await redisCpu(redisUrl) : 0 };
+  let workersMain = 0;
+  let workersGc = 0;
+  for (const pid of pids) {
+    workers += procCpu(pid);
+    const t = threadCpu(pid);
+    workersMain += t.main;
+    workersGc += t.gc;
+  }
+  const api = threadCpu(process.pid);
+  return {
+    api: (self.user + self.system) / 1e6,
+    workers,
+    redis: redisUrl ? await redisCpu(redisUrl) : 0,
+    apiMain: api.main,
+    apiGc: api.gc,
+    workersMain,
+    workersGc,
+  };
 }
 
 async function runFile(
@@ -164,6 +220,10 @@ async function runFile(
     api: cpuAfter.api - cpuBefore.api,
     workers: cpuAfter.workers - cpuBefore.workers,
     redis: cpuAfter.redis - cpuBefore.redis,
+    apiMain: cpuAfter.apiMain - cpuBefore.apiMain,
+    apiGc: cpuAfter.apiGc - cpuBefore.apiGc,
+    workersMain: cpuAfter.workersMain - cpuBefore.workersMain,
+    workersGc: cpuAfter.workersGc - cpuBefore.workersGc,
   };
   const cpuSeconds = split.api + split.workers + split.redis;
   if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
@@ -273,7 +333,7 @@ async function main(): Promise<void> {
       const pids: number[] = [];
       for (let i = 0; i < workers; i++) {
         const workerEnv = { ...env, BULK_THREADS: String(WORKER_THREADS), QUEUE_WORKER_PREFETCH: String(prefetch) };
-        pids.push(await startWorker(workerEnv, undefined, root));
+        pids.push(await startWorker(workerEnv, undefined, root, WORKER_NODE_ARGS));
       }
       let fallbacks = 0;
       const fallback: ChunkRunner = {
@@ -324,7 +384,7 @@ async function main(): Promise<void> {
       }
     } finally {
       for (const mode of modes) await mode.close();
-      await killWorkers();
+      await stopWorkers();
     }
     const median = (rs: RunResult[]): RunResult => {
       const sorted = [...rs].sort((a, b) => a.seconds - b.seconds);
@@ -360,7 +420,9 @@ async function main(): Promise<void> {
     for (const r of results) {
       const k = 1e6 / r.students;
       console.log(
-        `  ${r.label}: API process ${(r.split.api * k).toFixed(1)} ms, workers ${(r.split.workers * k).toFixed(1)} ms, ` +
+        `  ${r.label}: API process ${(r.split.api * k).toFixed(1)} ms (main thread ${(r.split.apiMain * k).toFixed(1)}, ` +
+          `GC helper threads ${(r.split.apiGc * k).toFixed(1)}), workers ${(r.split.workers * k).toFixed(1)} ms ` +
+          `(main threads ${(r.split.workersMain * k).toFixed(1)}, GC helper threads ${(r.split.workersGc * k).toFixed(1)}), ` +
           `Redis ${(r.split.redis * k).toFixed(1)} ms`,
       );
     }
@@ -394,7 +456,7 @@ async function main(): Promise<void> {
     const calcMsPerChunk = (base.cpuSeconds * 1000) / (base.students / CHUNK);
     console.log(`  whole embedded run  : ${calcMsPerChunk.toFixed(1)} ms of CPU per chunk (parse, calculate, write)`);
   } finally {
-    await killWorkers();
+    await stopWorkers();
     await pool.close();
     for (const prefix of prefixes) {
       const q = new Queue(QUEUE_NAME, { connection: { url: redis.url }, prefix });

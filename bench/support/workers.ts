@@ -11,9 +11,15 @@ const running = new Set<ChildProcess>();
 /**
  * Starts a queue worker with `env` (added to this environment) and resolves with its pid once it is ready.
  * `root`: the checkout whose workers/queue.worker.ts runs (default this one; bench:queue --baseline passes another).
+ * `nodeArgs`: Node flags of the worker (before the script), e.g. --cpu-prof or V8 GC flags.
  */
-export function startWorker(env: Record<string, string>, timeoutMs = 30_000, root = ROOT): Promise<number> {
-  const child = spawn(process.execPath, [`${root}workers/queue.worker.ts`], {
+export function startWorker(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+  root = ROOT,
+  nodeArgs: readonly string[] = [],
+): Promise<number> {
+  const child = spawn(process.execPath, [...nodeArgs, `${root}workers/queue.worker.ts`], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'info', BULK_THREADS: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -49,13 +55,16 @@ export function startWorker(env: Record<string, string>, timeoutMs = 30_000, roo
   });
 }
 
-/** SIGKILLs every worker this process started and waits until they are gone. */
-export async function killWorkers(): Promise<void> {
+/**
+ * Kills every worker this process started (SIGKILL; SIGTERM lets them drain and exit, e.g. to write a
+ * --cpu-prof) and waits until they are gone.
+ */
+export async function killWorkers(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
   const waits: Promise<unknown>[] = [];
   for (const child of running) {
     if (child.exitCode !== null || child.signalCode !== null) continue;
     waits.push(new Promise((resolve) => child.once('exit', resolve)));
-    child.kill('SIGKILL');
+    child.kill(signal);
   }
   running.clear();
   await Promise.all(waits);

@@ -3,8 +3,11 @@
  * (the process's own piscina pool), with `concurrency` equal to the pool's threads. Used by
  * workers/queue.worker.ts; kept here, separate from the process entry point, so tests can run it in-process.
  *
- *  - The job's data is the chunk payload and its HMAC (chunk-signing.ts): a payload whose MAC does not match
- *    (changed in Redis) is never computed; the job fails at once and the API recomputes the chunk locally.
+ *  - The job's data is the HMAC of the chunk's payload (chunk-signing.ts); the payload's UTF-8 bytes are read
+ *    from their own Redis key (chunkPayloadKey, written and deleted by the API) as a Buffer, never as a string.
+ *    A payload whose MAC does not match (changed in Redis), or that is gone (the API gave up on the chunk), is
+ *    never computed: the job fails at once and alone, and the API recomputes the chunk locally. Verified bytes
+ *    are copied onto a SharedArrayBuffer that the pool's thread reads without a copy (and decodes itself).
  *  - The output bytes go to a short-lived Redis key (RESULT_TTL_SECONDS; the API deletes them as it reads them)
  *    and the job returns only the counts and the output's MAC (events stay small however large the output).
  *  - Transient failures (a pool thread died, Redis blipped while storing the result) are retried with
@@ -22,11 +25,13 @@ import type { ChunkRunner } from '../bulk/runner.ts';
 import type { Config } from '../config.ts';
 import { metrics } from '../metrics.ts';
 import { redactUrl } from '../redact.ts';
-import { ChunkSigner, isChunkJobData, payloadDigest } from './chunk-signing.ts';
+import { ChunkSigner, isChunkJobData } from './chunk-signing.ts';
 import type { ChunkCounts, ChunkJobData } from './chunk-signing.ts';
 import { blockingOptions, createRedis } from './connection.ts';
+import { RawSetWriter } from './raw-set.ts';
 import type { ChunkJobReturn } from './chunk-completions.ts';
-import { DEFAULT_WORKER_TUNING, QUEUE_NAME, RESULT_TTL_SECONDS, chunkResultKey } from './settings.ts';
+import { payloadText } from '../bulk/chunk-payload.ts';
+import { DEFAULT_WORKER_TUNING, QUEUE_NAME, RESULT_TTL_SECONDS, chunkPayloadKey, chunkResultKey } from './settings.ts';
 import type { WorkerTuning } from './settings.ts';
 
 export interface ChunkWorkerOptions {
@@ -73,6 +78,40 @@ export function isMalformed(err: unknown): boolean {
   return err instanceof Error && err.name === 'SyntaxError';
 }
 
+/** Payload buffers kept for reuse at most (one per job in flight is enough), and the largest one kept. */
+const MAX_SPARE_PAYLOADS = 8;
+const MAX_SPARE_PAYLOAD_BYTES = 8 * 1024 * 1024;
+
+/**
+ * SharedArrayBuffers for the payloads handed to the pool: a pool thread reads one without a copy (a Buffer from
+ * Redis would be cloned into the thread), and it is lent again once its chunk has run.
+ */
+class SharedPayloads {
+  readonly #spare: SharedArrayBuffer[] = [];
+
+  /** A copy of `bytes` on a SharedArrayBuffer (a spare one when one is large enough). */
+  copy(bytes: Buffer): Uint8Array {
+    let shared: SharedArrayBuffer | undefined;
+    for (let i = this.#spare.length - 1; i >= 0; i--) {
+      if (this.#spare[i]!.byteLength >= bytes.length) {
+        shared = this.#spare.splice(i, 1)[0];
+        break;
+      }
+    }
+    shared ??= new SharedArrayBuffer(Math.max(bytes.length, 256 * 1024));
+    const view = new Uint8Array(shared, 0, bytes.length);
+    view.set(bytes);
+    return view;
+  }
+
+  /** Takes a payload back once its chunk has run (nothing reads it any more). */
+  release(view: Uint8Array): void {
+    const shared = view.buffer;
+    if (!(shared instanceof SharedArrayBuffer) || shared.byteLength > MAX_SPARE_PAYLOAD_BYTES) return;
+    if (this.#spare.length < MAX_SPARE_PAYLOADS) this.#spare.push(shared);
+  }
+}
+
 export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
   const { config, runner } = options;
   const url = config.REDIS_URL;
@@ -87,13 +126,23 @@ export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
   const connection: Redis = createRedis(url, blockingOptions({ connectionName: 'sor-worker' }));
   connection.on('error', (err: Error) => logger.debug({ err: err.message }, 'worker: Redis connection error'));
 
+  const payloads = new SharedPayloads();
+  const results = new RawSetWriter();
+
   const processor = async (job: Job<ChunkJobData, ChunkJobReturn>): Promise<ChunkJobReturn> => {
     const data: unknown = job.data;
     const jobId = String(job.id);
     if (!isChunkJobData(data)) {
       throw new UnrecoverableError('malformed chunk job: its data is not a signed chunk payload');
     }
-    if (!signer.verifyPayload(jobId, data)) {
+    // A failed read (Redis blipped) throws: transient, retried with backoff like any machinery failure.
+    const stored = await connection.getBuffer(chunkPayloadKey(prefix, jobId));
+    if (stored === null) {
+      throw new UnrecoverableError(
+        'chunk payload missing from Redis (its API gave up on the chunk, or the payload expired): not computed',
+      );
+    }
+    if (!signer.verifyPayload(jobId, data.mac, stored)) {
       metrics.chunkIntegrityFailures.inc({ stage: 'payload' });
       throw new UnrecoverableError(
         'chunk payload failed its integrity check (changed in Redis, or signed with another QUEUE_SIGNING_KEY): ' +
@@ -101,13 +150,25 @@ export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
       );
     }
     const started = performance.now();
+    const payloadBytes = payloads.copy(stored);
+    let text: string | undefined;
     let out;
     try {
-      out = await runner.run({ index: indexOf(job.id), payload: data.payload });
+      out = await runner.run({
+        index: indexOf(job.id),
+        payloadBytes,
+        // Decoded only for a runner that reads the string (the pool's thread decodes the shared bytes itself).
+        get payload(): string {
+          text ??= payloadText(payloadBytes);
+          return text;
+        },
+      });
     } catch (err) {
       // A payload that cannot be decoded fails the same way every time: no retries, fail this job alone.
       if (isMalformed(err)) throw new UnrecoverableError(`malformed chunk payload: ${(err as Error).message}`);
       throw err;
+    } finally {
+      payloads.release(payloadBytes);
     }
     // The output must be in Redis before the job completes: the completed event tells the API to read it.
     // A pool created with output 'bytes' hands over UTF-8 bytes: stored as they are, never re-encoded here.
@@ -116,9 +177,9 @@ export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
       : Buffer.from(out.text, 'utf8');
     const counts: ChunkCounts = { rows: out.rows, errorRows: out.errorRows, students: out.students };
     if (out.checks !== undefined) counts.checks = out.checks;
-    const mac = signer.signOutput(jobId, payloadDigest(data.payload), counts, body);
+    const mac = signer.signOutput(jobId, data.mac, counts, body);
     try {
-      await connection.set(chunkResultKey(prefix, jobId), body, 'EX', RESULT_TTL_SECONDS);
+      await results.set(connection, chunkResultKey(prefix, jobId), body, RESULT_TTL_SECONDS);
     } finally {
       // The command has been written (and answered, or failed): the pool may reuse the buffer for the next chunk.
       out.release?.();

@@ -1,7 +1,8 @@
 /**
  * The queue runner: the third implementation of ChunkRunner. Each chunk becomes one BullMQ job on queue `calc`
- * (keys `${BULLMQ_PREFIX}:calc:*`) whose data is the chunk's compact payload string and its HMAC
- * (chunk-signing.ts); a worker process (workers/queue.worker.ts) verifies and runs it and leaves the output bytes
+ * (keys `${BULLMQ_PREFIX}:calc:*`) whose data is only the HMAC of the chunk's payload (chunk-signing.ts); the
+ * payload's UTF-8 bytes go, as they are, to their own short-lived Redis key (chunkPayloadKey), deleted by this
+ * process once the chunk's outcome is in. A worker process (workers/queue.worker.ts) verifies and runs it and leaves the output bytes
  * in a short-lived Redis key, with their HMAC in the job's return value; this process learns
  * of the completion through ONE shared QueueEvents stream reader (chunk-completions.ts) and hands the output back to the pipeline,
  * whose reorder buffer writes chunks in index order. The pipeline bounds how many chunks are in flight.
@@ -11,7 +12,7 @@
  * local pool instead (BULK_QUEUE_FALLBACK=local, the default) or rejects (=fail), which the pipeline turns into
  * error rows for that chunk's students. Either way the output never silently loses a row.
  *
- * Integrity: an output is used only when its HMAC matches (the job id, the digest of the payload this process
+ * Integrity: an output is used only when its HMAC matches (the job id, the MAC of the payload this process
  * sent, the counts and the bytes); otherwise the chunk is recomputed locally (fallback reason `integrity`), so
  * a payload or output changed in Redis never reaches a client. Chunk job ids are `<random run id>.c<index>`.
  */
@@ -22,7 +23,7 @@ import type { ChunkOutput, ChunkRunner, ChunkTask } from '../bulk/runner.ts';
 import type { Config } from '../config.ts';
 import { metrics } from '../metrics.ts';
 import { redactUrl } from '../redact.ts';
-import { ChunkSigner, payloadDigest } from './chunk-signing.ts';
+import { ChunkSigner } from './chunk-signing.ts';
 import { checkRedisServer, createRedis, producerOptions, waitReady } from './connection.ts';
 import type { RedisCheck } from './connection.ts';
 import {
@@ -33,7 +34,9 @@ import {
   MAX_PAYLOAD_BYTES,
   QUEUE_NAME,
   chunkJobId,
+  chunkPayloadKey,
   chunkResultKey,
+  payloadTtlSeconds,
 } from './settings.ts';
 import { newRunId } from '../bulk/run-id.ts';
 
@@ -87,6 +90,7 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
   const enqueueTimeoutMs = options.enqueueTimeoutMs ?? 5000;
   if (!config.QUEUE_SIGNING_KEY) throw new Error('createQueueRunner needs QUEUE_SIGNING_KEY');
   const signer = new ChunkSigner(config.QUEUE_SIGNING_KEY);
+  const payloadTtl = payloadTtlSeconds(config);
 
   const producer = createRedis(url, producerOptions({ connectionName: 'sor-api-producer' }));
   let wasReady = false;
@@ -149,12 +153,19 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
 
   async function run(task: ChunkTask): Promise<ChunkOutput> {
     if (closing) throw new Error('the queue runner is closed');
-    const payloadBytes = Buffer.byteLength(task.payload, 'utf8');
-    if (payloadBytes > MAX_PAYLOAD_BYTES) {
+    // The pipeline's payload bytes (on its recycled SharedArrayBuffer) go to Redis as they are: never decoded to
+    // a string, JSON-encoded or re-encoded here. They stay valid until this call settles, and the SET below has
+    // copied them into its command (and been answered) before then.
+    const given = task.payloadBytes;
+    const payload =
+      given === undefined
+        ? Buffer.from(task.payload, 'utf8')
+        : Buffer.from(given.buffer, given.byteOffset, given.byteLength);
+    if (payload.length > MAX_PAYLOAD_BYTES) {
       return fallbackOrFail(
         task,
         'payload_too_large',
-        `chunk ${task.index} is ${payloadBytes} bytes, above the ${MAX_PAYLOAD_BYTES}-byte queue payload limit`,
+        `chunk ${task.index} is ${payload.length} bytes, above the ${MAX_PAYLOAD_BYTES}-byte queue payload limit`,
       );
     }
     if (producer.status !== 'ready') {
@@ -174,10 +185,45 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
     } catch (err) {
       return fallbackOrFail(task, 'enqueue_failed', `cannot listen for chunk results: ${(err as Error).message}`);
     }
+    const payloadKey = chunkPayloadKey(prefix, jobId);
+    const data = signer.signPayload(jobId, payload);
+    try {
+      await withTimeout(producer.set(payloadKey, payload, 'EX', payloadTtl), enqueueTimeoutMs, 'enqueue timed out');
+    } catch (err) {
+      dropPayload(payloadKey);
+      return fallbackOrFail(
+        task,
+        'enqueue_failed',
+        `chunk ${task.index}'s payload could not be stored: ${(err as Error).message}`,
+      );
+    }
+    const payloadState = { deleted: false };
+    try {
+      return await runQueued(task, jobId, data.mac, payloadKey, payloadState);
+    } finally {
+      // The chunk's outcome is in (or it ran elsewhere): nobody needs its payload in Redis any more. When the
+      // output was collected, the DEL already went out with its GETDEL.
+      if (!payloadState.deleted) dropPayload(payloadKey);
+    }
+  }
+
+  /** Best effort: deletes a chunk's payload key (its TTL removes it anyway if Redis is unreachable now). */
+  function dropPayload(payloadKey: string): void {
+    if (producer.status === 'ready') producer.del(payloadKey).catch(() => undefined);
+  }
+
+  /** Adds the job of a chunk whose payload is stored, waits for its outcome and collects its output. */
+  async function runQueued(
+    task: ChunkTask,
+    jobId: string,
+    payloadMac: string,
+    payloadKey: string,
+    payloadState: { deleted: boolean },
+  ): Promise<ChunkOutput> {
     const done = completions.waitFor(jobId);
     try {
       await withTimeout(
-        queue.add(CHUNK_JOB_NAME, signer.signPayload(jobId, task.payload), { jobId }),
+        queue.add(CHUNK_JOB_NAME, { mac: payloadMac }, { jobId }),
         enqueueTimeoutMs,
         'enqueue timed out',
       );
@@ -220,10 +266,17 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
       clearTimeout(timer);
     }
     // The output stays UTF-8 bytes from the worker's thread to the response: never decoded and re-encoded here.
+    // The payload key goes in the same write: the chunk is done with it.
     let bytes: Buffer | null;
     try {
-      bytes = await producer.getdelBuffer(chunkResultKey(prefix, jobId));
+      payloadState.deleted = true;
+      const [read] = await Promise.all([
+        producer.getdelBuffer(chunkResultKey(prefix, jobId)),
+        producer.del(payloadKey).catch(() => 0), // its TTL removes it otherwise
+      ]);
+      bytes = read;
     } catch (err) {
+      dropPayload(payloadKey);
       return fallbackOrFail(
         task,
         'connection_lost',
@@ -233,7 +286,7 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
     if (bytes === null) {
       return fallbackOrFail(task, 'result_missing', `chunk ${task.index}'s output was missing from Redis`);
     }
-    if (!signer.verifyOutput(jobId, payloadDigest(task.payload), summary, bytes, summary.mac)) {
+    if (!signer.verifyOutput(jobId, payloadMac, summary, bytes, summary.mac)) {
       metrics.chunkIntegrityFailures.inc({ stage: 'output' });
       return fallbackOrFail(
         task,

@@ -54,7 +54,9 @@ export interface WorkerTuning {
    * prefetch 0 and 1 interleaved, a 50k-student file, 5 rounds, twice) showed no throughput gain from 1 (median
    * ratio to embedded 0.85 and 0.77 against 0.90 and 1.00 with 0; load 7-10 on 2 cores): hence still 0. Again
    * on the quiet machine (`npm run bench:queue -- --students 100000 --workers 2 --prefetch 0,1`): 0.80 with 0,
-   * 0.79 with 1.
+   * 0.79 with 1. With payloads in their own keys and outputs SET from reused frames (cheaper per-chunk work on
+   * the worker's main thread), the same command gave 0.85 / 0.87 (3 rounds) and 0.82 / 0.84 (5 rounds): 1 is
+   * ahead by about the rounds' spread, not clearly enough to hold two locked jobs per worker by default.
    */
   prefetch: number;
 }
@@ -80,4 +82,22 @@ export function chunkJobId(runId: string, index: number): string {
 /** Redis key holding a finished chunk's output text until the API collects it. */
 export function chunkResultKey(prefix: string, jobId: string): string {
   return `${prefix}:${QUEUE_NAME}:result:${jobId}`;
+}
+
+/**
+ * Redis key holding a queued chunk's payload bytes (their MAC is the job's data). The API writes it before adding
+ * the job and deletes it once the chunk's outcome is in (completed, failed, timed out or given up); a worker only
+ * reads it, so a retried or stalled job finds it again.
+ */
+export function chunkPayloadKey(prefix: string, jobId: string): string {
+  return `${prefix}:${QUEUE_NAME}:payload:${jobId}`;
+}
+
+/**
+ * How long a chunk's payload may stay in Redis: as long as the API waits for the chunk (QUEUE_CHUNK_TIMEOUT_MS)
+ * plus a minute. The API deletes it as soon as the chunk's outcome is in; this TTL only bounds what an API that
+ * died mid-chunk leaves behind (a worker that picks such a job up later finds no payload and fails the job).
+ */
+export function payloadTtlSeconds(config: Pick<Config, 'QUEUE_CHUNK_TIMEOUT_MS'>): number {
+  return Math.ceil(config.QUEUE_CHUNK_TIMEOUT_MS / 1000) + 60;
 }

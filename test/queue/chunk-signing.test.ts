@@ -1,17 +1,18 @@
 /**
  * The MACs of what crosses Redis (src/queue/chunk-signing.ts), without Redis: every change to a signed output,
- * its counts, its binding (job id, payload digest) or the MAC itself is refused, whatever its position in a large
+ * its counts, its binding (job id, payload MAC) or the MAC itself is refused, whatever its position in a large
  * output; a MAC made with another key is refused; each signature uses a fresh IV.
  */
 import { createCipheriv, createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ChunkSigner, payloadDigest } from '../../src/queue/chunk-signing.ts';
+import { ChunkSigner } from '../../src/queue/chunk-signing.ts';
 import type { ChunkCounts } from '../../src/queue/chunk-signing.ts';
 
 const KEY = 'k'.repeat(16) + '0123456789abcdef0123';
 const signer = new ChunkSigner(KEY);
 const JOB = 'r0123456789abcdef01234567.c3';
-const DIGEST = payloadDigest('{"v":1}');
+/** The output is bound to the MAC of the payload it was computed from. */
+const DIGEST = signer.payloadMac(JOB, '{"v":1}');
 const COUNTS: ChunkCounts = { rows: 2500, errorRows: 17, students: 1000 };
 /** About the size of a real 1000-student output. */
 const OUTPUT = randomBytes(1_700_003);
@@ -42,7 +43,11 @@ describe('chunk output MAC', () => {
   it('refuses the output under another job id, payload digest, counts or shadow-check summary', () => {
     const mac = signer.signOutput(JOB, DIGEST, COUNTS, OUTPUT);
     expect(signer.verifyOutput('r0123456789abcdef01234567.c4', DIGEST, COUNTS, OUTPUT, mac)).toBe(false);
-    expect(signer.verifyOutput(JOB, payloadDigest('{"v":2}'), COUNTS, OUTPUT, mac)).toBe(false);
+    expect(signer.verifyOutput(JOB, signer.payloadMac(JOB, '{"v":2}'), COUNTS, OUTPUT, mac)).toBe(false);
+    // The MAC of the same payload under another job id is another binding too.
+    expect(
+      signer.verifyOutput(JOB, signer.payloadMac('r0123456789abcdef01234567.c4', '{"v":1}'), COUNTS, OUTPUT, mac),
+    ).toBe(false);
     expect(signer.verifyOutput(JOB, DIGEST, { ...COUNTS, rows: 2499 }, OUTPUT, mac)).toBe(false);
     expect(signer.verifyOutput(JOB, DIGEST, { ...COUNTS, errorRows: 0 }, OUTPUT, mac)).toBe(false);
     expect(signer.verifyOutput(JOB, DIGEST, { ...COUNTS, students: 999 }, OUTPUT, mac)).toBe(false);
@@ -73,18 +78,38 @@ describe('chunk output MAC', () => {
     const gcm = createCipheriv('aes-256-gcm', gmacKey, iv);
     gcm.setAAD(OUTPUT);
     gcm.final();
-    const header = `sor-chunk-output-gmac\0${JOB}\0${DIGEST}\0${COUNTS.rows}\0${COUNTS.errorRows}\0${COUNTS.students}\0`;
+    const header = `sor-chunk-output-v2\0${JOB}\0${DIGEST}\0${COUNTS.rows}\0${COUNTS.errorRows}\0${COUNTS.students}\0`;
     const hmac = createHmac('sha256', key).update(header).update(iv).update(gcm.getAuthTag()).digest('hex');
     expect(signer.verifyOutput(JOB, DIGEST, COUNTS, OUTPUT, `${iv.toString('hex')}.${hmac}`)).toBe(true);
   });
 });
 
 describe('chunk payload MAC', () => {
-  it('accepts the payload it signed and refuses another payload, job id or key', () => {
-    const data = signer.signPayload(JOB, '{"v":1,"s":[]}');
-    expect(signer.verifyPayload(JOB, data)).toBe(true);
-    expect(signer.verifyPayload(JOB, { ...data, payload: '{"v":1,"s":[ ]}' })).toBe(false);
-    expect(signer.verifyPayload('r0123456789abcdef01234567.c4', data)).toBe(false);
-    expect(new ChunkSigner('another key of at least thirty-two characters').verifyPayload(JOB, data)).toBe(false);
+  it('accepts the payload bytes it signed and refuses another payload, job id or key', () => {
+    const payload = Buffer.from('{"v":1,"s":[]}', 'utf8');
+    const { mac } = signer.signPayload(JOB, payload);
+    expect(signer.verifyPayload(JOB, mac, payload)).toBe(true);
+    // A string is signed as its UTF-8 bytes: the API may sign either, the worker verifies the bytes it read.
+    expect(signer.signPayload(JOB, '{"v":1,"s":[]}').mac).toBe(mac);
+    expect(signer.verifyPayload(JOB, mac, Buffer.from('{"v":1,"s":[ ]}', 'utf8'))).toBe(false);
+    expect(signer.verifyPayload('r0123456789abcdef01234567.c4', mac, payload)).toBe(false);
+    expect(new ChunkSigner('another key of at least thirty-two characters').verifyPayload(JOB, mac, payload)).toBe(
+      false,
+    );
+  });
+
+  it('refuses any flipped bit, a cut or an extended payload, and a malformed MAC', () => {
+    const payload = randomBytes(4099);
+    const { mac } = signer.signPayload(JOB, payload);
+    for (const at of [0, 1, 2048, 4098]) {
+      const changed = Buffer.from(payload);
+      changed[at]! ^= 0x01;
+      expect(signer.verifyPayload(JOB, mac, changed), `bit flipped at ${at}`).toBe(false);
+    }
+    expect(signer.verifyPayload(JOB, mac, payload.subarray(0, payload.length - 1))).toBe(false);
+    expect(signer.verifyPayload(JOB, mac, Buffer.concat([payload, Buffer.of(0)]))).toBe(false);
+    for (const bad of ['', mac.slice(2), `${mac}00`, mac.toUpperCase().replace(/[0-9]/g, 'Z')]) {
+      expect(signer.verifyPayload(JOB, bad, payload), JSON.stringify(bad)).toBe(false);
+    }
   });
 });

@@ -1,8 +1,9 @@
 /**
  * Chunks in Redis cannot change a student's dollars: through the real service (createRuntime + createApp, as
  * server.ts assembles it) on a real Redis under a per-run prefix,
- *  - a waiting chunk rewritten with bull-board's own update-data (dashboard in read-write mode) is refused by
- *    a real worker process and recomputed by the API: the client gets examples.json's figures;
+ *  - a waiting chunk whose payload bytes were rewritten in Redis, and its job's MAC with bull-board's own
+ *    update-data (dashboard in read-write mode), is refused by a real worker process and recomputed by the API:
+ *    the client gets examples.json's figures;
  *  - a stored chunk output that was changed after the worker signed it is discarded and recomputed;
  *  - chunk job ids carry neither the request id nor the async job id;
  *  - a chunk output waits in Redis at most RESULT_TTL_SECONDS and is gone once the API has read it.
@@ -14,11 +15,11 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ChunkOutput } from '../../src/bulk/runner.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
-import { ChunkSigner, payloadDigest } from '../../src/queue/chunk-signing.ts';
+import { ChunkSigner } from '../../src/queue/chunk-signing.ts';
 import type { ChunkJobData } from '../../src/queue/chunk-signing.ts';
 import { startChunkWorker } from '../../src/queue/chunk-worker.ts';
 import type { ChunkJobReturn } from '../../src/queue/chunk-completions.ts';
-import { QUEUE_NAME, RESULT_TTL_SECONDS, chunkResultKey } from '../../src/queue/settings.ts';
+import { QUEUE_NAME, RESULT_TTL_SECONDS, chunkPayloadKey, chunkResultKey } from '../../src/queue/settings.ts';
 import { EXAMPLES, examplesCsv, expectRowsMatchExample } from '../bulk/examples.ts';
 import { parseOutput } from '../bulk/helpers.ts';
 import { type RunningService, removePrefix, silentLogger, startService, testConfig } from '../queue/helpers.ts';
@@ -126,8 +127,9 @@ async function metricsText(base: string): Promise<string> {
 }
 
 describe('chunk integrity through the real service', () => {
-  it('a waiting chunk rewritten through bull-board is refused by the worker and recomputed by the API', async () => {
+  it('a waiting chunk rewritten in Redis and through bull-board is refused by the worker and recomputed by the API', async () => {
     const h = await start();
+    const writer = new Redis(redis.url);
     try {
       const bulk = fetch(`${h.service.base}/v1/calculate/bulk`, {
         method: 'POST',
@@ -140,18 +142,24 @@ describe('chunk integrity through the real service', () => {
       expect(jobId).toMatch(/^r[0-9a-f]{24}\.c0$/);
       expect(jobId).not.toContain('visible-request-id-42');
 
-      const tampered = tamper(job.data.payload);
-      await expectTamperingChangesDollars(job.data.payload, tampered);
+      // The payload's bytes wait in their own key; the job's data is their MAC.
+      const payloadKey = chunkPayloadKey(h.prefix, jobId);
+      const payload = ((await writer.getBuffer(payloadKey)) as Buffer).toString('utf8');
+      const tampered = tamper(payload);
+      await expectTamperingChangesDollars(payload, tampered);
+      await writer.set(payloadKey, tampered, 'KEEPTTL');
+      // And the MAC rewritten through bull-board, as someone without the signing key would sign it.
+      const forgedMac = new ChunkSigner('a guessed key of at least thirty-two characters').payloadMac(jobId, tampered);
       const patch = await fetch(
         `${h.service.base}/admin/queues/api/queues/${QUEUE_NAME}/${encodeURIComponent(jobId)}/update-data`,
         {
           method: 'PATCH',
           headers: { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ jobData: { payload: tampered, mac: job.data.mac } }),
+          body: JSON.stringify({ jobData: { mac: forgedMac } }),
         },
       );
       expect(patch.status).toBe(200);
-      expect((await h.queue.getJob(jobId))?.data.payload).toBe(tampered);
+      expect((await h.queue.getJob(jobId))?.data.mac).toBe(forgedMac);
 
       // An async job's chunk ids do not carry the job's id either.
       const submitted = await fetch(`${h.service.base}/v1/jobs`, {
@@ -187,6 +195,7 @@ describe('chunk integrity through the real service', () => {
       const result = await fetch(`${h.service.base}/v1/jobs/${asyncId}/result`, { headers: { Accept: 'text/csv' } });
       expectExampleFigures(await result.text());
     } finally {
+      writer.disconnect();
       await h.close();
     }
   });
@@ -202,13 +211,14 @@ describe('chunk integrity through the real service', () => {
       QUEUE_NAME,
       async (job: Job<ChunkJobData, ChunkJobReturn>) => {
         const jobId = String(job.id);
-        const honest = await inline.run({ index: 0, payload: job.data.payload });
+        const payload = ((await writer.getBuffer(chunkPayloadKey(h.prefix, jobId))) as Buffer).toString('utf8');
+        const honest = await inline.run({ index: 0, payload });
         const honestBytes = Buffer.from(outputText(honest), 'utf8');
-        const tampered = tamper(job.data.payload);
-        await expectTamperingChangesDollars(job.data.payload, tampered);
+        const tampered = tamper(payload);
+        await expectTamperingChangesDollars(payload, tampered);
         const forged = Buffer.from(outputText(await inline.run({ index: 0, payload: tampered })), 'utf8');
         const counts = { rows: honest.rows, errorRows: honest.errorRows, students: honest.students };
-        const mac = signer.signOutput(jobId, payloadDigest(job.data.payload), counts, honestBytes);
+        const mac = signer.signOutput(jobId, job.data.mac, counts, honestBytes);
         await writer.set(chunkResultKey(h.prefix, jobId), forged, 'EX', RESULT_TTL_SECONDS);
         forgedStored++;
         return { ...counts, mac };
@@ -250,6 +260,7 @@ describe('chunk integrity through the real service', () => {
       await Promise.all([worker.ready(), events.waitUntilReady()]);
       const payload = (await captureChunkPayload()) as string;
       const jobId = 'rttl.c0';
+      await client.set(chunkPayloadKey(prefix, jobId), payload, 'EX', 60);
       const job = await queue.add('chunk', new ChunkSigner(TEST_SIGNING_KEY).signPayload(jobId, payload), { jobId });
       await job.waitUntilFinished(events, 20_000);
       const ttl = await client.ttl(chunkResultKey(prefix, jobId));
