@@ -1,11 +1,13 @@
 /**
- * npm run bench:queue [-- --students N] [--worker-threads T] [--chunk S] [--rounds R] [--prefetch P[,P…]]
+ * npm run bench:queue [-- --students N] [--worker-threads T[,T…]] [--chunk S] [--rounds R] [--prefetch P[,P…]]
  *                       [--workers W[,W…]] [--baseline DIR] [--help]
  *
  * The same generated file (N students, default 200,000) through the bulk pipeline several ways, in this one run:
  *   1. embedded: the in-process piscina pool (BULK_THREADS = cores), the default without Redis  ← the baseline
- *   2. queue, 1 worker process   (T threads each, default 1)
- *   3. queue, 2 worker processes (one mode per --prefetch value: QUEUE_WORKER_PREFETCH of the workers)
+ *   2. queue, 1 worker process   (QUEUE_WORKER_THREADS = the first --worker-threads value, default 0: the worker
+ *                                 computes on its own thread)
+ *   3. queue, 2 worker processes (the same), then one mode per further --prefetch value (QUEUE_WORKER_PREFETCH)
+ *      and per further --worker-threads value (default 1: a 1-thread pool in each worker)
  *   4. with --baseline DIR: queue, 2 worker processes running DIR's queue code (another checkout of this
  *      repository with its node_modules: its workers/queue.worker.ts and src/queue/queue-runner.ts), to compare
  *      a change against the code before it in the same run
@@ -43,7 +45,11 @@ const BENCH_SIGNING_KEY = randomBytes(32).toString('hex');
 
 const args = benchArgs('npm run bench:queue --', {
   students: { type: 'number', default: 200_000, help: 'students in the generated file' },
-  'worker-threads': { type: 'number', default: 1, help: 'threads of each worker process' },
+  'worker-threads': {
+    type: 'string',
+    default: '0,1',
+    help: 'QUEUE_WORKER_THREADS of each worker process (0: computes on its own thread); a list (0,1) adds modes',
+  },
   chunk: { type: 'number', default: 1000, help: 'students per chunk (BULK_CHUNK_STUDENTS)' },
   rounds: { type: 'number', default: 3, help: 'interleaved rounds; the median is reported' },
   prefetch: { type: 'string', default: '0', help: 'QUEUE_WORKER_PREFETCH of the workers; a list (0,1,2) adds modes' },
@@ -64,7 +70,7 @@ function numberList(name: string, text: string): number[] {
   return values;
 }
 const STUDENTS = args.students;
-const WORKER_THREADS = args['worker-threads'];
+const WORKER_THREADS = numberList('worker-threads', args['worker-threads']);
 const CHUNK = args.chunk;
 const ROUNDS = args.rounds;
 const WARMUP = Math.min(STUDENTS, 30_000);
@@ -292,7 +298,7 @@ async function main(): Promise<void> {
   const results: RunResult[] = [];
   console.log(
     `bench:queue — ${STUDENTS.toLocaleString('en-US')} students, chunks of ${CHUNK}, ${CORES} cores, ` +
-      `Redis ${redis.url}, worker processes with ${WORKER_THREADS} thread(s) each` +
+      `Redis ${redis.url}, worker processes with QUEUE_WORKER_THREADS ${WORKER_THREADS.join(' / ')}` +
       (BASELINE ? `, baseline ${BASELINE}` : ''),
   );
   try {
@@ -317,22 +323,31 @@ async function main(): Promise<void> {
         close: async () => undefined,
       },
     ];
-    // One queue mode per worker count (prefetch: the first --prefetch value) and one per further prefetch value
-    // (the largest worker count), then the baseline's code with the largest worker count.
+    // One queue mode per worker count (the first --prefetch and --worker-threads values), one per further prefetch
+    // value and one per further thread count (the largest worker count), then the baseline's code with the largest
+    // worker count.
     const most = Math.max(...WORKER_COUNTS);
-    const queueModes: { workers: number; prefetch: number; root?: string }[] = WORKER_COUNTS.map((workers) => ({
-      workers,
-      prefetch: PREFETCHES[0] ?? 0,
-    }));
-    for (const prefetch of PREFETCHES.slice(1)) queueModes.push({ workers: most, prefetch });
-    if (BASELINE) queueModes.push({ workers: most, prefetch: PREFETCHES[0] ?? 0, root: BASELINE });
-    for (const { workers, prefetch, root } of queueModes) {
+    const prefetch0 = PREFETCHES[0] ?? 0;
+    const threads0 = WORKER_THREADS[0] ?? 0;
+    const queueModes: { workers: number; prefetch: number; threads: number; root?: string }[] = WORKER_COUNTS.map(
+      (workers) => ({ workers, prefetch: prefetch0, threads: threads0 }),
+    );
+    for (const prefetch of PREFETCHES.slice(1)) queueModes.push({ workers: most, prefetch, threads: threads0 });
+    for (const threads of WORKER_THREADS.slice(1)) queueModes.push({ workers: most, prefetch: prefetch0, threads });
+    if (BASELINE) queueModes.push({ workers: most, prefetch: prefetch0, threads: threads0, root: BASELINE });
+    for (const { workers, prefetch, threads, root } of queueModes) {
       const prefix = uniquePrefix(`bench-${workers}w`);
       prefixes.push(prefix);
       const env = { REDIS_URL: redis.url, BULLMQ_PREFIX: prefix, QUEUE_SIGNING_KEY: BENCH_SIGNING_KEY };
       const pids: number[] = [];
       for (let i = 0; i < workers; i++) {
-        const workerEnv = { ...env, BULK_THREADS: String(WORKER_THREADS), QUEUE_WORKER_PREFETCH: String(prefetch) };
+        // BULK_THREADS too, for a baseline checkout that predates QUEUE_WORKER_THREADS (it needs at least 1).
+        const workerEnv = {
+          ...env,
+          QUEUE_WORKER_THREADS: String(threads),
+          BULK_THREADS: String(Math.max(1, threads)),
+          QUEUE_WORKER_PREFETCH: String(prefetch),
+        };
         pids.push(await startWorker(workerEnv, undefined, root, WORKER_NODE_ARGS));
       }
       let fallbacks = 0;
@@ -356,6 +371,7 @@ async function main(): Promise<void> {
       const label =
         `queue, ${workers} worker process${workers > 1 ? 'es' : ''}` +
         (PREFETCHES.length > 1 ? `, prefetch ${prefetch}` : '') +
+        (WORKER_THREADS.length > 1 ? (threads === 0 ? ', no pool' : `, ${threads}-thread pool`) : '') +
         (root ? ' (baseline code)' : '');
       modes.push({
         label,

@@ -1,7 +1,8 @@
 /**
  * The queue worker process (`npm run worker`; needs REDIS_URL): pulls chunk jobs from the BullMQ queue `calc`
- * (prefix BULLMQ_PREFIX) and runs each on this process's own piscina pool of BULK_THREADS threads, with as many
- * jobs in flight as threads. Run as many of these as you like, on as many machines as you like.
+ * (prefix BULLMQ_PREFIX) and runs each on this process's own piscina pool of QUEUE_WORKER_THREADS threads
+ * (BULK_THREADS when unset), with as many jobs in flight as threads; with QUEUE_WORKER_THREADS=0 it computes each
+ * chunk on its own thread, one at a time (one worker process per core). Run as many of these as you like, on as many machines as you like.
  *
  *  - Start-up: waits for Redis (logging while it does), then checks the Redis version and that
  *    maxmemory-policy is noeviction; a Redis that may evict keys is refused (exit 1) with a message saying why.
@@ -16,6 +17,7 @@
  *    outputs are signed for the API to verify (src/queue/chunk-signing.ts).
  */
 import { writeFile } from 'node:fs/promises';
+import { createInlineRunner } from '../src/bulk/runners/inline.ts';
 import { createPoolRunner } from '../src/bulk/runners/pool.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { createServiceLogger, exitOnFatalError, type ServiceLogger } from '../src/logger.ts';
@@ -74,13 +76,15 @@ async function main(): Promise<number> {
   }
   logger.info({ redisVersion: check.version, maxmemoryPolicy: check.maxmemoryPolicy }, 'worker: Redis checked');
 
-  // Outputs come back from the threads as transferred UTF-8 bytes and go to Redis without a copy or re-encoding.
-  const pool = createPoolRunner({ threads: config.BULK_THREADS, output: 'bytes' });
+  // QUEUE_WORKER_THREADS=0: chunks computed on this thread, one at a time. Otherwise a pool, whose outputs come
+  // back from the threads as transferred UTF-8 bytes and go to Redis without a copy or re-encoding.
+  const threads = config.QUEUE_WORKER_THREADS ?? config.BULK_THREADS;
+  const runner = threads === 0 ? createInlineRunner() : createPoolRunner({ threads, output: 'bytes' });
   const worker = startChunkWorker({
     config,
     logger,
-    runner: pool,
-    concurrency: pool.threads + tuning.prefetch,
+    runner,
+    concurrency: Math.max(1, threads) + tuning.prefetch,
     tuning,
   });
   await worker.ready();
@@ -120,7 +124,7 @@ async function main(): Promise<number> {
       }, graceMs).unref();
       worker
         .close()
-        .then(() => pool.close())
+        .then(() => runner.close())
         .then(
           () => resolve(0),
           (err: unknown) => {
@@ -134,7 +138,7 @@ async function main(): Promise<number> {
     // Announced only once the signal handlers are in place: a supervisor (or a test) that sends SIGTERM as soon
     // as it reads this line gets the graceful drain, never the default action of the signal. The line is written
     // asynchronously, so before, a busy machine could deliver that SIGTERM before the handlers existed.
-    logger.info({ threads: pool.threads }, 'worker: ready for chunk jobs');
+    logger.info({ threads, runner: runner.kind }, 'worker: ready for chunk jobs');
   });
 }
 

@@ -80,20 +80,27 @@ afterAll(async () => {
 });
 
 describe('bulk pipeline through the queue', () => {
-  it('gives byte-identical CSV and NDJSON to the embedded pool, all chunks run by a worker process', async () => {
-    const prefix = newPrefix(redis.url, 'same');
-    await startWorker(env(prefix, redis.url));
-    const config = testConfig(env(prefix, redis.url));
-    const local = countingFallback(pool);
-    const runner = createQueueRunner({ config, logger: silentLogger, fallback: local });
-    try {
-      expect(await collect(runner, config, 'csv')).toBe(expected.csv);
-      expect(await collect(runner, config, 'ndjson')).toBe(expected.ndjson);
-      expect(local.calls).toBe(0);
-    } finally {
-      await runner.close();
-    }
-  });
+  it.each([
+    ['a 1-thread pool', '1', 'pool'],
+    ['no pool: QUEUE_WORKER_THREADS=0, chunks computed on its own thread', '0', 'inline'],
+  ])(
+    'gives byte-identical CSV and NDJSON to the embedded pool, all chunks run by a worker process with %s',
+    async (_name, threads, kind) => {
+      const prefix = newPrefix(redis.url, 'same');
+      const worker = await startWorker(env(prefix, redis.url, { QUEUE_WORKER_THREADS: threads }));
+      expect(worker.output()).toContain(`"threads":${threads},"runner":"${kind}","msg":"worker: ready for chunk jobs"`);
+      const config = testConfig(env(prefix, redis.url));
+      const local = countingFallback(pool);
+      const runner = createQueueRunner({ config, logger: silentLogger, fallback: local });
+      try {
+        expect(await collect(runner, config, 'csv')).toBe(expected.csv);
+        expect(await collect(runner, config, 'ndjson')).toBe(expected.ndjson);
+        expect(local.calls).toBe(0);
+      } finally {
+        await runner.close();
+      }
+    },
+  );
 
   it('completes with identical output when a worker holding a job is SIGKILLed (another worker recovers it)', async () => {
     const prefix = newPrefix(redis.url, 'kill');
