@@ -2,8 +2,9 @@
  * The service's HTTP request listener: the Express app (src/api/app.ts) for every request, except the real-time
  * lookup — `POST /v1/calculate` with exactly that URL — which takes a fast lane to the route's own handler.
  *
- * Why: Express costs about as much CPU per request as reading, validating and calculating one student together
- * (it re-prototypes the request and response, walks its layer stack and builds a final handler per request).
+ * Why: Express costs ≈ 7.5 µs of CPU per request here, more than half of what validating and calculating one
+ * student costs (it re-prototypes the request and response, walks its layer stack and builds a final handler
+ * per request).
  * The lane does the same work for this one route, through the same functions as the Express chain, in the same
  * order:
  *   request id and request log    startRequestLog (src/api/http-log.ts)
