@@ -2,10 +2,11 @@
  * The queue runner: the third implementation of ChunkRunner. Each chunk becomes one BullMQ job on queue `calc`
  * (keys `${BULLMQ_PREFIX}:calc:*`) whose data is only the HMAC of the chunk's payload (chunk-signing.ts); the
  * payload's UTF-8 bytes go, as they are, to their own short-lived Redis key (chunkPayloadKey), deleted by this
- * process once the chunk's outcome is in. A worker process (workers/queue.worker.ts) verifies and runs it and leaves the output bytes
- * in a short-lived Redis key, with their HMAC in the job's return value; this process learns
- * of the completion through ONE shared QueueEvents stream reader (chunk-completions.ts) and hands the output back to the pipeline,
- * whose reorder buffer writes chunks in index order. The pipeline bounds how many chunks are in flight.
+ * process once the chunk's outcome is in. A worker process (workers/queue.worker.ts) verifies and runs it and
+ * leaves the output bytes in a short-lived Redis key, with their HMAC in the job's return value; this process
+ * learns of the completion through ONE shared QueueEvents stream reader (chunk-completions.ts) and hands the
+ * output back to the pipeline, whose reorder buffer writes chunks in index order. The pipeline bounds how many
+ * chunks are in flight.
  *
  * Correctness first: when Redis is unreachable, a chunk cannot be queued, is too large for the queue, fails on
  * the workers, times out (QUEUE_CHUNK_TIMEOUT_MS) or loses its connection while waiting, the chunk runs on the
