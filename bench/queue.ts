@@ -12,9 +12,9 @@
  *      repository with its node_modules: its workers/queue.worker.ts and src/queue/queue-runner.ts), to compare
  *      a change against the code before it in the same run
  * Modes are interleaved for R rounds (default 3) and the median is reported, so load from other processes on
- * the machine hits every mode alike. Prints students/s and the ratio to the embedded run, checks the three outputs are byte-identical (sha256),
- * then measures the per-chunk Redis cost: one real chunk payload sent through the queue to a worker that does
- * no calculation, against the same chunk handed to a local no-op runner.
+ * the machine hits every mode alike. Prints students/s and the ratio to the embedded run, checks that the outputs
+ * are byte-identical (sha256), then measures the per-chunk Redis cost: one real chunk payload sent through the
+ * queue to a worker that does no calculation, against the same chunk handed to a local no-op runner.
  *
  * Redis: REDIS_URL, else a throwaway `redis-server` on a free port. Keys live under a unique prefix, deleted
  * at the end. Ratios, not wall-clock thresholds: compare runs on the same machine only.

@@ -2,7 +2,8 @@
  * The queue worker process (`npm run worker`; needs REDIS_URL): pulls chunk jobs from the BullMQ queue `calc`
  * (prefix BULLMQ_PREFIX) and runs each on this process's own piscina pool of QUEUE_WORKER_THREADS threads
  * (BULK_THREADS when unset), with as many jobs in flight as threads; with QUEUE_WORKER_THREADS=0 it computes each
- * chunk on its own thread, one at a time (one worker process per core). Run as many of these as you like, on as many machines as you like.
+ * chunk on its own thread, one at a time (one worker process per core). Run as many of these as you like, on
+ * as many machines as you like.
  *
  *  - Start-up: waits for Redis (logging while it does), then checks the Redis version and that
  *    maxmemory-policy is noeviction; a Redis that may evict keys is refused (exit 1) with a message saying why.
