@@ -5,7 +5,6 @@
  * Names follow the Prometheus conventions (`_total` counters, `_seconds` histograms). Label sets are small and
  * bounded: never put a request id, job id or student id in a label.
  */
-import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { NextFunction, Request, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -250,7 +249,11 @@ const durationSeries = new Map<string, Map<string, Map<number, DurationSeries>>>
 /** The route label of a matched Express route object, by the base URL of the router it is mounted on. */
 const routeLabels = new WeakMap<object, Map<string, string>>();
 
-function durationSeriesOf(route: string, method: string, status: number): DurationSeries {
+/**
+ * The request-latency series of (route label, method, status), built on first use. The fast lane of
+ * src/api/front-door.ts observes through it directly; Express requests through httpMetricsMiddleware.
+ */
+export function durationSeriesOf(route: string, method: string, status: number): DurationSeries {
   let byMethod = durationSeries.get(route);
   if (byMethod === undefined) durationSeries.set(route, (byMethod = new Map()));
   let byStatus = byMethod.get(method);
@@ -292,15 +295,4 @@ export function httpMetricsMiddleware() {
     });
     next();
   };
-}
-
-/**
- * The same observation as httpMetricsMiddleware for a request whose route is known before it runs (the fast lane
- * of src/api/front-door.ts): `route` is the label Express would give it (base URL + route path).
- */
-export function observeRouteDuration(res: ServerResponse, method: string, route: string): void {
-  const started = performance.now();
-  res.on('finish', () => {
-    durationSeriesOf(route, method, res.statusCode).observe((performance.now() - started) / 1000);
-  });
 }

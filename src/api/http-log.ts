@@ -28,14 +28,41 @@ type LoggedRequest = IncomingMessage & { id?: string };
 type LoggedResponse = ServerResponse & { err?: unknown };
 
 /**
+ * Writes a request's line: `durationMs` from its start to its end, `aborted` when the client left before the
+ * answer was sent. A 5xx, or a response carrying the error that the envelope hides (`res.err`, with its stack),
+ * logs at error level; an aborted request at warn; every other at info.
+ */
+export function logRequest(
+  logger: Logger,
+  id: string,
+  method: string | undefined,
+  path: string,
+  res: ServerResponse,
+  durationMs: number,
+  aborted: boolean,
+): void {
+  const response = res as LoggedResponse;
+  const line: Record<string, unknown> = {
+    req: { id, method, path },
+    res: { statusCode: res.statusCode },
+    durationMs: Math.round(durationMs * 1000) / 1000,
+  };
+  if (response.err !== undefined) line.err = serializeError(response.err);
+  if (aborted) logger.warn(line, 'request aborted');
+  else if (response.err !== undefined || res.statusCode >= 500) logger.error(line, 'request failed');
+  else logger.info(line, 'request completed');
+}
+
+/**
  * Gives the request its id (X-Request-Id, on the request as `id`) and logs its line once the response ends
  * ('finish') or the client abandons it ('close' first). `url` is the URL as received: routers rewrite `req.url`
- * while they run. Used by the Express middleware below and by the fast lane (src/api/front-door.ts).
+ * while they run. Used by the Express middleware below.
  */
 export function startRequestLog(logger: Logger, req: IncomingMessage, res: ServerResponse, url: string): void {
   const started = performance.now();
   const request = req as LoggedRequest;
-  request.id = assignRequestId(req, res);
+  const id = assignRequestId(req, res);
+  request.id = id;
   const path = pathOf(url);
   const method = req.method;
 
@@ -45,16 +72,7 @@ export function startRequestLog(logger: Logger, req: IncomingMessage, res: Serve
   const write = (aborted: boolean) => {
     if (logged) return;
     logged = true;
-    const response = res as LoggedResponse;
-    const line: Record<string, unknown> = {
-      req: { id: request.id, method, path },
-      res: { statusCode: res.statusCode },
-      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-    };
-    if (response.err !== undefined) line.err = serializeError(response.err);
-    if (aborted) logger.warn(line, 'request aborted');
-    else if (response.err !== undefined || res.statusCode >= 500) logger.error(line, 'request failed');
-    else logger.info(line, 'request completed');
+    logRequest(logger, id, method, path, res, performance.now() - started, aborted);
   };
   res.on('finish', () => write(false));
   res.on('close', () => write(!res.writableFinished));

@@ -20,9 +20,22 @@ const UTF8_CHARSET = /^utf-?8$/i;
 
 /** True for `application/json` and `application/*+json`, with optional parameters; a charset must be UTF-8. */
 export function isJsonContentType(header: string | undefined): boolean {
+  // What nearly every client sends, answered without splitting the header (the same answer as below).
+  if (header === 'application/json') return true;
   const media = parseMediaType(header);
   if (media === null || !JSON_TYPE.test(media.type)) return false;
   return media.charsets.every((c) => UTF8_CHARSET.test(c));
+}
+
+/** The 415s of a JSON body, from the headers alone: not a UTF-8 JSON media type, or content-encoded. */
+export function checkJsonHeaders(req: IncomingMessage): void {
+  if (!isJsonContentType(req.headers['content-type'])) {
+    throw appError('JSON_CONTENT_TYPE');
+  }
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    throw appError('JSON_CONTENT_ENCODING');
+  }
 }
 
 export function bodyTooLarge(limit: number): AppError {
@@ -43,58 +56,61 @@ async function refuse(req: IncomingMessage, res: ServerResponse, limit: number, 
   throw bodyTooLarge(limit);
 }
 
+/**
+ * Reads the whole body, at most `limit` bytes, and calls `onBody` with it, or `onError` once with an AppError (413,
+ * after the rest of an oversized body is drained) or the stream's error. Exactly one of the two is called, once.
+ * Callbacks rather than a promise: the real-time lane (src/api/front-door.ts) answers from the 'end' event itself.
+ */
+export function collectBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit: number,
+  onBody: (body: Buffer) => void,
+  onError: (err: unknown) => void,
+): void {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > limit) {
+    refuse(req, res, limit, 0).catch(onError);
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let done = false;
+  const onData = (chunk: Buffer) => {
+    if (done) return;
+    size += chunk.length;
+    if (size <= limit) {
+      chunks.push(chunk);
+      return;
+    }
+    done = true;
+    refuse(req, res, limit, size).catch(onError);
+  };
+  const onEnd = () => {
+    if (done) return;
+    done = true;
+    onBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+  };
+  const fail = (err: unknown) => {
+    if (done) return;
+    done = true;
+    onError(err instanceof Error ? err : new Error(String(err)));
+  };
+  req.on('data', onData);
+  req.on('end', onEnd);
+  req.on('error', fail);
+  req.on('aborted', () => fail(new Error('request aborted by the client')));
+}
+
 /** Reads the whole body, at most `limit` bytes. Rejects with an AppError (413) or the stream's error. */
 export function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer> {
-  const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) return refuse(req, res, limit, 0);
-  return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    /** Settles once: the body, an error, or — over the limit — the 413 after the rest is drained. */
-    const finish = (outcome: Buffer | Error | Promise<never>) => {
-      if (done) return;
-      done = true;
-      req.removeListener('end', onEnd);
-      req.removeListener('error', onError);
-      req.removeListener('aborted', onAborted);
-      if (outcome instanceof Promise) outcome.catch(reject);
-      else if (outcome instanceof Error) reject(outcome);
-      else resolve(outcome);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) finish(refuse(req, res, limit, size));
-      else chunks.push(chunk);
-    };
-    const onEnd = () => finish(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-    const onError = (err: unknown) => finish(err instanceof Error ? err : new Error(String(err)));
-    const onAborted = () => finish(new Error('request aborted by the client'));
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('aborted', onAborted);
-  });
+  return new Promise<Buffer>((resolve, reject) => collectBody(req, res, limit, resolve, reject));
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/**
- * Content type check, size-limited read, strict UTF-8 decoding and JSON.parse. Resolves to a plain JSON object.
- */
-export async function readJsonObject(
-  req: IncomingMessage,
-  res: ServerResponse,
-  limit: number,
-): Promise<Record<string, unknown>> {
-  if (!isJsonContentType(req.headers['content-type'])) {
-    throw appError('JSON_CONTENT_TYPE');
-  }
-  const encoding = req.headers['content-encoding'];
-  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-    throw appError('JSON_CONTENT_ENCODING');
-  }
-  const bytes = await readBody(req, res, limit);
+/** Strict UTF-8 decoding and JSON.parse of a whole body (400s), which must be a JSON object (400 otherwise). */
+export function jsonObjectOf(bytes: Buffer): Record<string, unknown> {
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -112,4 +128,16 @@ export async function readJsonObject(
     throw appError('BODY_NOT_OBJECT');
   }
   return value as Record<string, unknown>;
+}
+
+/**
+ * Content type check, size-limited read, strict UTF-8 decoding and JSON.parse. Resolves to a plain JSON object.
+ */
+export async function readJsonObject(
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit: number,
+): Promise<Record<string, unknown>> {
+  checkJsonHeaders(req);
+  return jsonObjectOf(await readBody(req, res, limit));
 }

@@ -21,9 +21,14 @@ export function sanitiseRequestId(raw: string | string[] | undefined): string | 
   return cleaned.length > 0 ? cleaned : null;
 }
 
+/** The request's id: the client's usable X-Request-Id, sanitised, else a new UUID. */
+export function requestIdOf(req: IncomingMessage): string {
+  return sanitiseRequestId(req.headers['x-request-id']) ?? randomUUID();
+}
+
 /** Chooses the request's id and sets the response header. Used by the request log middleware (http-log.ts). */
 export function assignRequestId(req: IncomingMessage, res: ServerResponse): string {
-  const id = sanitiseRequestId(req.headers['x-request-id']) ?? randomUUID();
+  const id = requestIdOf(req);
   res.setHeader(REQUEST_ID_HEADER, id);
   return id;
 }

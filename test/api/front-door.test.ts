@@ -6,7 +6,7 @@
  * exact `POST /v1/calculate` to the lane, and none at all when guards are configured.
  */
 import { createServer, request, type IncomingHttpHeaders, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.ts';
@@ -160,6 +160,29 @@ describe('the fast lane answers POST /v1/calculate exactly as Express does', () 
     // One log line each, the same but for time, duration and the generated id.
     await expect.poll(() => lane.logs.length).toBe(before[1]! + 1);
     await expect.poll(() => express.logs.length).toBe(before[0]! + 1);
+    expect(comparableLog(lane.logs.at(-1)!)).toEqual(comparableLog(express.logs.at(-1)!));
+  });
+
+  it('logs a request the client abandons before the answer as aborted, the same line both ways', async () => {
+    const abandon = (port: number) =>
+      new Promise<void>((resolve, reject) => {
+        const socket = connect({ host: '127.0.0.1', port }, () => {
+          socket.write(
+            'POST /v1/calculate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"a":',
+            () => setTimeout(() => socket.destroy(), 50),
+          );
+        });
+        socket.on('close', () => resolve());
+        socket.on('error', reject);
+      });
+    const before = [express.logs.length, lane.logs.length];
+    await abandon(express.port);
+    await abandon(lane.port);
+    await expect.poll(() => lane.logs.length).toBe(before[1]! + 1);
+    await expect.poll(() => express.logs.length).toBe(before[0]! + 1);
+    const line = JSON.parse(lane.logs.at(-1)!) as { level: number; msg: string };
+    expect(line.level).toBe(40);
+    expect(line.msg).toBe('request aborted');
     expect(comparableLog(lane.logs.at(-1)!)).toEqual(comparableLog(express.logs.at(-1)!));
   });
 
