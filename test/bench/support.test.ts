@@ -6,6 +6,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BenchArgsError, parseBenchArgs, usageText } from '../../bench/support/args.ts';
 import { RANDOM_FILE_HEADER, randomFilePieces, randomFileText } from '../../bench/support/random-file.ts';
+import { parseWrkOutput, postScript } from '../../bench/support/wrk.ts';
 import { readHeader, validateStudentRows } from '../../src/bulk/csv-layout.ts';
 
 const spec = {
@@ -113,6 +114,53 @@ describe('the random file', () => {
     expect(
       students(randomFileText({ students: 50, seed: 3, invalidShare: 1 })).every(([, r]) => r[0]![3] === '-3'),
     ).toBe(true);
+  });
+});
+
+describe("wrk's output and script (bench:single's second load generator)", () => {
+  const output = [
+    'Running 3s test @ http://127.0.0.1:40000/v1/calculate',
+    '  1 threads and 32 connections',
+    '  Thread Stats   Avg      Stdev     Max   +/- Stdev',
+    '    Latency     2.27ms    5.14ms  63.18ms   96.72%',
+    '    Req/Sec    21.79k    10.38k   36.73k    70.00%',
+    '  Latency Distribution',
+    '     50%  870.00us',
+    '     75%    2.11ms',
+    '     90%    3.03ms',
+    '     99%    1.20s',
+    '  64926 requests in 3.00s, 164.58MB read',
+    '  Socket errors: connect 0, read 2, write 1, timeout 0',
+    '  Non-2xx or 3xx responses: 7',
+    'Requests/sec:  21641.93',
+    'Transfer/sec:     54.85MB',
+    '',
+  ].join('\n');
+
+  it('reads requests, duration, rate, the p50 and p99 latencies in ms and every kind of error', () => {
+    expect(parseWrkOutput(output)).toEqual({
+      requests: 64926,
+      seconds: 3,
+      errors: 10,
+      rps: 21641.93,
+      p50Ms: 0.87,
+      p99Ms: 1200,
+    });
+    const clean = output.replace(/ {2}Socket errors.*\n {2}Non-2xx.*\n/, '');
+    expect(parseWrkOutput(clean).errors).toBe(0);
+  });
+
+  it('refuses output without the figures (wrk run without --latency, or failing)', () => {
+    expect(() => parseWrkOutput(output.replace(/ {2}Latency Distribution[\s\S]*?99%.*\n/, ''))).toThrow(/unexpected/);
+    expect(() => parseWrkOutput('unable to connect to 127.0.0.1:1 Connection refused')).toThrow(/unexpected/);
+  });
+
+  it('writes a POST script whose long bracket the body cannot close', () => {
+    const body = '{"label":"a]]b]=]c"}';
+    const script = postScript(body);
+    expect(script).toContain('wrk.method = "POST"');
+    expect(script).toContain('wrk.headers["Content-Type"] = "application/json"');
+    expect(script).toContain(`wrk.body = [==[${body}]==]`);
   });
 });
 
