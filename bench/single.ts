@@ -33,7 +33,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
-import { readFileSync } from 'node:fs';
+import { openSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createRequestListener } from '../src/api/front-door.ts';
 import { createInlineRunner } from '../src/bulk/runners/inline.ts';
@@ -150,7 +150,7 @@ function startBaseline(exampleId: string): ReturnType<typeof createServer> {
 function startApp(): ReturnType<typeof createServer> {
   const config = loadConfig({ LOG_LEVEL: 'info' });
   // The service's own logger (src/logger.ts: asynchronous), writing to /dev/null.
-  const logger = createServiceLogger({ level: 'info' }, '/dev/null').logger;
+  const logger = createServiceLogger({ level: 'info' }, openSync('/dev/null', 'w')).logger;
   const listener = createRequestListener({
     config,
     logger,

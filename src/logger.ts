@@ -20,6 +20,7 @@
  *  - pino's `logger.flush()` does not help here: with `minLength: 0` (what is handed over leaves as soon as the
  *    previous write is done) it calls back at once without waiting for anything.
  */
+import { writeSync } from 'node:fs';
 import { pino, type Logger, type LoggerOptions } from 'pino';
 import { serializeError } from './redact.ts';
 
@@ -47,6 +48,29 @@ export interface ServiceLogger {
 interface Destination {
   write(text: string): unknown;
   flushSync(): void;
+  on(event: 'drain' | 'error', listener: () => void): unknown;
+}
+
+/** How long a synchronous write waits out a full pipe (EAGAIN) before it gives up on the lines. */
+export const SYNC_WRITE_TIMEOUT_MS = 2_000;
+const SLEEPER = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Writes `text` to `fd` now, whole: a partial write continues with the rest, and a full pipe (EAGAIN) is retried
+ * every 10 ms for at most `timeoutMs` (then the error is thrown: the reader is gone or stuck).
+ */
+export function writeAllSync(fd: number, text: string, timeoutMs = SYNC_WRITE_TIMEOUT_MS): void {
+  let bytes = Buffer.from(text, 'utf8');
+  const deadline = Date.now() + timeoutMs;
+  while (bytes.length > 0) {
+    try {
+      bytes = bytes.subarray(writeSync(fd, bytes));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code !== 'EAGAIN' && code !== 'EBUSY') || Date.now() > deadline) throw err;
+      Atomics.wait(SLEEPER, 0, 0, 10);
+    }
+  }
 }
 
 /**
@@ -57,9 +81,17 @@ class LineBatch {
   private lines: string[] = [];
   private chars = 0;
   private readonly destination: Destination;
+  private readonly fd: number;
+  /** True from a hand-over until the destination has written everything handed to it (its 'drain'). */
+  private writing = false;
 
-  constructor(destination: Destination) {
+  constructor(destination: Destination, fd: number) {
     this.destination = destination;
+    this.fd = fd;
+    // sonic-boom (asynchronous) emits 'drain' when a write completes with nothing left to write, and 'error' when
+    // it gives a write up: either way nothing of ours is in flight any more.
+    destination.on('drain', () => (this.writing = false));
+    destination.on('error', () => (this.writing = false));
     setInterval(() => {
       try {
         this.release();
@@ -75,26 +107,44 @@ class LineBatch {
     if (this.chars >= LOG_BATCH_BYTES) this.release();
   }
 
-  /** Hands every line held to the destination, as one string. */
-  release(): void {
-    if (this.lines.length === 0) return;
+  /** The lines held, as one string ('' for none), and the batch emptied. */
+  private take(): string {
+    if (this.lines.length === 0) return '';
     const text = this.lines.length === 1 ? this.lines[0]! : this.lines.join('');
     this.lines = [];
     this.chars = 0;
+    return text;
+  }
+
+  /** Hands every line held to the destination, as one string. */
+  release(): void {
+    const text = this.take();
+    if (text === '') return;
+    this.writing = true;
     this.destination.write(text);
   }
 
-  /** Hands the lines over and has the destination write everything it holds, synchronously. */
+  /**
+   * Writes the lines held before it returns. With nothing in flight they go straight to the file descriptor (a
+   * hand-over would start an asynchronous write that the process may end before). With a write in flight they
+   * are queued behind it and the destination writes its queue synchronously; the write in flight, done by a
+   * thread of libuv's pool, finishes on its own, so a caller that can wait for it first does (ServiceLogger.flush).
+   */
   flushSync(): void {
-    this.release();
+    const text = this.take();
+    if (!this.writing) {
+      if (text !== '') writeAllSync(this.fd, text);
+      return;
+    }
+    if (text !== '') this.destination.write(text);
     this.destination.flushSync();
   }
 }
 
-/** A logger writing asynchronously to `dest` (a file descriptor or a path; stdout by default). */
-export function createServiceLogger(options: LoggerOptions, dest: number | string = 1): ServiceLogger {
-  const destination = pino.destination({ dest, sync: false, minLength: 0 });
-  const batch = new LineBatch(destination);
+/** A logger writing asynchronously to the file descriptor `fd` (stdout by default). */
+export function createServiceLogger(options: LoggerOptions, fd = 1): ServiceLogger {
+  const destination = pino.destination({ dest: fd, sync: false, minLength: 0 });
+  const batch = new LineBatch(destination, fd);
   const logger = pino(options, batch);
 
   const flushSync = (): void => {

@@ -2,10 +2,12 @@
  * The service logger's line batch (src/logger.ts): lines are held in memory and handed to the asynchronous
  * destination in batches, yet a line logged on a quiet process still reaches the file on its own (the periodic
  * hand-over), a burst keeps every line whole and in order, and the synchronous exits (flushSync, pino's `fatal`)
- * write everything held before they return. The end-to-end exits (SIGTERM, an uncaught exception) are
+ * write everything held before they return, even when no asynchronous write can run (libuv's pool busy): an exit
+ * right after them loses nothing. The end-to-end exits (SIGTERM, an uncaught exception) are
  * test/api/log-flush.test.ts.
  */
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdtempSync, open, openSync, readFileSync, rmSync, stat } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -69,4 +71,62 @@ describe('the service logger batches lines without losing or delaying any for go
       [60, 'the end'],
     ]);
   });
+
+  it("with every thread of libuv's pool busy, flushSync and fatal still write the lines before they return", async () => {
+    const file = logFile();
+    const log = createServiceLogger({ level: 'info' }, file.fd);
+    const pool = await occupyThreadPool();
+    try {
+      log.logger.info('held');
+      log.flushSync();
+      expect(file.lines().map((l) => l.msg)).toEqual(['held']);
+      log.logger.info('before the end');
+      log.logger.fatal('the end');
+      expect(file.lines().map((l) => [l.level, l.msg])).toEqual([
+        [30, 'held'],
+        [30, 'before the end'],
+        [60, 'the end'],
+      ]);
+    } finally {
+      await pool.release();
+    }
+    // And the asynchronous path still works once the pool is free again.
+    log.logger.info('after');
+    await log.flush();
+    expect(file.lines().map((l) => l.msg)).toEqual(['held', 'before the end', 'the end', 'after']);
+  });
 });
+
+/**
+ * Blocks every thread of libuv's pool (where fs.write runs) in an open() of a FIFO that has no writer yet, and
+ * proves it: one more asynchronous fs call does not complete while they wait. `release` opens the FIFO for writing,
+ * which lets every open() return, and closes it all.
+ */
+async function occupyThreadPool(): Promise<{ release: () => Promise<void> }> {
+  const size = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
+  const dir = mkdtempSync(join(tmpdir(), 'sor-log-pool-'));
+  const fifo = join(dir, 'fifo');
+  execFileSync('mkfifo', [fifo]);
+  const readers = Array.from(
+    { length: size },
+    () => new Promise<number>((resolve, reject) => open(fifo, 'r', (err, fd) => (err ? reject(err) : resolve(fd)))),
+  );
+  let probed = false;
+  const probe = new Promise<void>((resolve) =>
+    stat(dir, () => {
+      probed = true;
+      resolve();
+    }),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  expect(probed, 'every thread of the pool is blocked').toBe(false);
+  return {
+    release: async () => {
+      const writer = openSync(fifo, 'w');
+      for (const fd of await Promise.all(readers)) closeSync(fd);
+      closeSync(writer);
+      await probe;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
