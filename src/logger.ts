@@ -48,7 +48,7 @@ export interface ServiceLogger {
 interface Destination {
   write(text: string): unknown;
   flushSync(): void;
-  on(event: 'drain' | 'error', listener: () => void): unknown;
+  on(event: 'drain', listener: () => void): unknown;
 }
 
 /** How long a synchronous write waits out a full pipe (EAGAIN) before it gives up on the lines. */
@@ -88,10 +88,10 @@ class LineBatch {
   constructor(destination: Destination, fd: number) {
     this.destination = destination;
     this.fd = fd;
-    // sonic-boom (asynchronous) emits 'drain' when a write completes with nothing left to write, and 'error' when
-    // it gives a write up: either way nothing of ours is in flight any more.
+    // sonic-boom (asynchronous) emits 'drain' when a write completes with nothing left to write. No 'error'
+    // listener here: a destination that gives a write up (EPIPE: stdout's reader is gone) stays an uncaught
+    // error, as it was before the batch tracked its writes.
     destination.on('drain', () => (this.writing = false));
-    destination.on('error', () => (this.writing = false));
     setInterval(() => {
       try {
         this.release();
