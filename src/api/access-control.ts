@@ -1,6 +1,6 @@
 /**
- * Builds the request guards of access control and rate limiting from the Config (runtime.ts mounts them through
- * createApp's `guards`, before every route):
+ * Builds the request guards of access control and rate limiting from the Config (createApp mounts them, through
+ * its `guards`, on /v1 before every /v1 route; routing is case-sensitive and strict, src/api/routing.ts):
  *   AUTH_MODE=required  the auth guard (tokens in Redis with REDIS_URL, else in AUTH_TOKENS_FILE), then the rate
  *                       limiter per token (the token's rate, else RATE_LIMIT);
  *   AUTH_MODE=off       the rate limiter per client address when RATE_LIMIT is set; nothing otherwise.

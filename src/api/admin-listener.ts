@@ -8,6 +8,7 @@ import express from 'express';
 import type { Router } from 'express';
 import { appError } from '../errors.ts';
 import { errorMiddleware, sendError } from './error-envelope.ts';
+import { ROUTER_OPTIONS } from './routing.ts';
 
 export interface AdminListener {
   /** The bound port (ADMIN_PORT, or the ephemeral port chosen for 0). */
@@ -18,6 +19,8 @@ export interface AdminListener {
 export async function startAdminListener(router: Router, host: string, port: number): Promise<AdminListener> {
   const app = express();
   app.disable('x-powered-by');
+  app.set('case sensitive routing', ROUTER_OPTIONS.caseSensitive);
+  app.set('strict routing', ROUTER_OPTIONS.strict);
   app.use(router);
   app.use((_req, res) => sendError(res, appError('NOT_FOUND')));
   app.use(errorMiddleware);

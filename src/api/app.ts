@@ -11,6 +11,12 @@
  *
  * Every response of the calculation paths (/v1/calculate, /v1/calculate/bulk, /v1/jobs…) carries the rule set
  * that made it in `X-Rule-Set` (rules.md §8a), set here once rather than in each route.
+ *
+ * Routing is case-sensitive and strict (ROUTER_OPTIONS of src/api/routing.ts, here and on every Router): a route answers
+ * its path as written and nothing else, so `/V1/calculate`, `/v1/calculate/` or `/v1/c%61lculate` are 404s. The
+ * guards (access control, rate limits) are mounted on `/v1` by the same router, after `GET /v1/openapi.json`
+ * (open by design) and before every /v1 route: a request that can reach a /v1 route passes them first, whatever
+ * router holds that route (test/security/route-walk.test.ts walks every route and its other spellings).
  */
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
@@ -27,6 +33,7 @@ import { httpMetricsMiddleware } from '../metrics.ts';
 import { RULE_SET_ID } from '../domain/rule-set.ts';
 import { webRouter } from './web-route.ts';
 import { corsMiddleware } from './cors.ts';
+import { ROUTER_OPTIONS } from './routing.ts';
 
 /** The response header naming the rule set of a calculation (rules.md §8a). */
 export const RULE_SET_HEADER = 'X-Rule-Set';
@@ -38,9 +45,12 @@ export interface AppExtras {
   routers?: Router[];
   /** Paths those routers add to the OpenAPI document (see buildOpenApiDocument). */
   openApiPaths?: ZodOpenApiPathsObject;
-  /** Access control and rate limits (src/api/access-control.ts): run before every route. */
+  /** Access control and rate limits (src/api/access-control.ts): mounted on /v1, before every /v1 route. */
   guards?: RequestHandler[];
 }
+
+/** The mount of the guards: every /v1 path (a prefix match by the app's own, case-sensitive router). */
+export const V1_PREFIX = '/v1';
 
 export const OPENAPI_PATH = '/v1/openapi.json';
 
@@ -48,6 +58,8 @@ export function createApp(ctx: AppContext, extra: AppExtras = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.set('case sensitive routing', ROUTER_OPTIONS.caseSensitive);
+  app.set('strict routing', ROUTER_OPTIONS.strict);
 
   // Built once, at start-up: a schema problem stops the service instead of failing a request later.
   const openApiJson = JSON.stringify(
@@ -70,17 +82,18 @@ export function createApp(ctx: AppContext, extra: AppExtras = {}): Express {
     if (CALCULATION_PATHS.test(req.path)) res.setHeader(RULE_SET_HEADER, RULE_SET_ID);
     next();
   });
-  for (const guard of extra.guards ?? []) app.use(guard);
-  app.use(calculateRouter(ctx));
-  app.use(worksheetRouter(ctx));
-
+  // The interface's description is open to everyone (GET and HEAD); any other method on it is guarded, then 405.
   app.get(OPENAPI_PATH, (_req, res) => {
     res.status(200);
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.setHeader('Cache-Control', 'no-cache');
     res.end(openApiJson);
   });
+  const guards = extra.guards ?? [];
+  if (guards.length > 0) app.use(V1_PREFIX, ...guards);
   app.all(OPENAPI_PATH, methodNotAllowed('GET'));
+  app.use(calculateRouter(ctx));
+  app.use(worksheetRouter(ctx));
 
   app.use(healthRouter(ctx));
   // The aid officer's page (GET /, /assets) and the API reference (GET /docs): src/api/web-route.ts.

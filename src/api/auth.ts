@@ -1,7 +1,9 @@
 /**
  * Access control at the door (AUTH_MODE=required; README "Access control"). Every /v1/* request but
  * `GET /v1/openapi.json` (and CORS preflights, OPTIONS) must carry `Authorization: Bearer svc_…` of a live token
- * of this environment (src/auth/authenticate.ts decides). A failure answers the catalogue's envelope with a
+ * of this environment (src/auth/authenticate.ts decides). Which requests: createApp (src/api/app.ts) mounts the
+ * guard on `/v1` with the app's own case-sensitive router, after the open OpenAPI route and before every /v1
+ * route, so the guard needs no test of its own on the path. A failure answers the catalogue's envelope with a
  * `WWW-Authenticate: Bearer realm="sor", error=…` header (RFC 6750); a body the client is sending is read and
  * dropped first (up to BULK_DRAIN_MAX_BYTES, as the upload doors do) so the client can read the answer.
  * Paths outside /v1 (the page, /docs, /healthz, /readyz, /metrics, /admin behind ADMIN_TOKEN) are not guarded.
@@ -17,7 +19,6 @@ import type { TokenStore } from '../auth/token-store.ts';
 import { parseRate, type Rate } from '../auth/rate.ts';
 import { closeAfterAnswer, drainBody } from './drain-body.ts';
 import { sendError } from './error-envelope.ts';
-import { OPENAPI_PATH } from './app.ts';
 
 export interface Caller {
   /** The token id; '' for anonymous callers (AUTH_MODE=off). */
@@ -38,12 +39,9 @@ function setCaller(res: Response, caller: Caller): void {
   res.locals[CALLER as unknown as string] = caller;
 }
 
-/** The requests access control and rate limits apply to: /v1/* except the OpenAPI document and preflights. */
-export function isGuarded(req: Request): boolean {
-  if (req.method === 'OPTIONS') return false;
-  if (!req.path.startsWith('/v1/')) return false;
-  if (req.path === OPENAPI_PATH && (req.method === 'GET' || req.method === 'HEAD')) return false;
-  return true;
+/** CORS preflights (OPTIONS) carry no credentials by design: the guards let them through to their answer. */
+export function isPreflight(req: Request): boolean {
+  return req.method === 'OPTIONS';
 }
 
 /** Sends an answer decided before the body was read: the body is read and dropped first (bounded). */
@@ -66,7 +64,7 @@ export interface AuthGuardOptions {
 
 export function authGuard(options: AuthGuardOptions): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    if (!isGuarded(req)) return next();
+    if (isPreflight(req)) return next();
     authenticate(req.get('Authorization'), options.store, options.prefix).then(
       async (outcome) => {
         if (outcome.ok) {

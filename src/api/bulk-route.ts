@@ -65,7 +65,7 @@ export function uploadLimits(config: AppContext['config']): UploadLimits {
 }
 
 export function bulkRouter(ctx: AppContext): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true, strict: true });
   const { config } = ctx;
   const limits = uploadLimits(config);
   const admission = new BulkAdmission(config.BULK_MAX_CONCURRENT);

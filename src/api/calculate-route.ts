@@ -44,7 +44,7 @@ export async function answerCalculation(req: IncomingMessage, res: ServerRespons
 }
 
 export function calculateRouter(ctx: AppContext): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true, strict: true });
   const limit = ctx.config.MAX_BODY_BYTES;
   router.post(CALCULATE_PATH, (req, res) => answerCalculation(req, res, limit));
   router.all(CALCULATE_PATH, methodNotAllowed('POST'));

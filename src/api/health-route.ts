@@ -43,7 +43,7 @@ async function runCheck(check: ReadinessCheck, timeoutMs: number, logger: Logger
 }
 
 export function healthRouter(ctx: AppContext, timeoutMs = READINESS_TIMEOUT_MS): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true, strict: true });
   router.get('/healthz', (_req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     res.status(200).json({ status: 'ok' });

@@ -21,6 +21,7 @@ import { JOB_ID_PATTERN } from '../jobs/job-id.ts';
 import { ExtendedErrorSchema } from '../schema/response.ts';
 import { callerOf } from './auth.ts';
 import { sendError } from './error-envelope.ts';
+import { ROUTER_OPTIONS } from './routing.ts';
 import { JOBS_PATH, jobView } from './jobs-route.ts';
 import { JobSchema } from './openapi/jobs-paths.ts';
 
@@ -34,7 +35,7 @@ function pageSize(raw: unknown): number {
 }
 
 export function jobsAccessRouter(jobs: AsyncJobs, options: { authRequired: boolean }): Router {
-  const router = Router();
+  const router = Router(ROUTER_OPTIONS);
 
   router.get(JOBS_PATH, async (req: Request, res: Response) => {
     try {

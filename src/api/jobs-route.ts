@@ -108,7 +108,7 @@ export function jobsRouter(
   jobs: AsyncJobs,
   options: { maxBytes: number; spoolDir?: string; limits?: UploadLimits },
 ): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true, strict: true });
   const limits: UploadLimits = options.limits ?? {
     spoolDir: options.spoolDir ?? join(tmpdir(), 'sor-spool'),
     maxBytes: options.maxBytes,

@@ -74,7 +74,7 @@ export interface OpsOptions {
 }
 
 export function opsRouter(options: OpsOptions = {}): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true, strict: true });
   router.get(METRICS_PATH, async (_req: Request, res: Response) => {
     try {
       const body = await registry.metrics();
@@ -96,7 +96,7 @@ export function opsRouter(options: OpsOptions = {}): Router {
 
 /** /admin/queues behind the token (and the read-only guard): on the API's port, or on ADMIN_PORT alone. */
 export function adminRouter(adminQueues: RequestHandler, token: string, readOnly: boolean): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true, strict: true });
   const guards = [adminAuth(token), ...(readOnly ? [readOnlyGuard()] : [])];
   router.use(ADMIN_QUEUES_PATH, ...guards, adminQueues);
   return router;

@@ -5,7 +5,8 @@
  *  - Who is counted: the token (AUTH_MODE=required), or the client address (AUTH_MODE=off, only when RATE_LIMIT
  *    is set: the open v1 API is unlimited by default).
  *  - The limit: the token's own rate (`sor token create --rate`), else RATE_LIMIT, else none.
- *  - The cost: every guarded request costs 1 when it arrives; a bulk file or job costs 1 more per student once its
+ *  - The cost: every guarded request (every /v1 request but GET /v1/openapi.json and preflights: createApp mounts
+ *    the guards on /v1) costs 1 when it arrives; a bulk file or job costs 1 more per student once its
  *    upload has been counted (the prescan), charged by the route through `chargeStudents`. That charge never
  *    refuses the file it counts (the file was accepted when it arrived), but it can take the window's count past
  *    the limit: the caller's following requests get 429 until the window resets.
@@ -19,7 +20,7 @@ import type { Logger } from 'pino';
 import { appError } from '../errors.ts';
 import type { CostStore } from '../auth/cost-stores.ts';
 import { RATE_WINDOWS, formatRate, type Rate, type RateWindow } from '../auth/rate.ts';
-import { answerBeforeBody, callerOf, isGuarded } from './auth.ts';
+import { answerBeforeBody, callerOf, isPreflight } from './auth.ts';
 
 const CHARGE = Symbol('charge');
 
@@ -79,7 +80,7 @@ export function rateLimiter(options: RateLimitOptions): RequestHandler {
   }
 
   return (req: Request, res: Response, next: NextFunction) => {
-    if (!isGuarded(req)) return next();
+    if (isPreflight(req)) return next();
     const rate = rateOf(res);
     if (!rate) return next();
     const limiter = limiters.get(rate.window);

@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import express, { Router, type Response } from 'express';
 import { appError } from '../errors.ts';
 import { sendError } from './error-envelope.ts';
+import { ROUTER_OPTIONS } from './routing.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 
 const YEAR_SECONDS = 365 * 24 * 3600;
@@ -78,7 +79,7 @@ const immutable = (dir: string) =>
 const SWAGGER_FILES = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-16x16.png', 'favicon-32x32.png']);
 
 export function webRouter(dir: string = webDir()): Router {
-  const router = Router();
+  const router = Router(ROUTER_OPTIONS);
   const swagger = swaggerUi();
   const swaggerBase = `/docs/swagger-ui-${swagger.version}`;
   // Read once at start-up (the files of a running build do not change); a missing build stays a 503.

@@ -35,7 +35,7 @@ export function negotiateWorksheet(req: Request): WorksheetMediaType | null {
 }
 
 export function worksheetRouter(ctx: AppContext): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true, strict: true });
   const limit = ctx.config.MAX_BODY_BYTES;
   const clock = ctx.clock ?? (() => new Date());
 

@@ -225,7 +225,18 @@ describe('the dispatch', () => {
 
   it('sends exactly POST /v1/calculate to the lane and everything else to Express', () => {
     expect(probe('POST', '/v1/calculate')).toBe(true);
-    for (const url of ['/v1/calculate?x=1', '/v1/calculate/', '/V1/calculate', '/v1/calculate/bulk', '/']) {
+    for (const url of [
+      '/v1/calculate?x=1',
+      '/v1/calculate/',
+      '/V1/calculate',
+      '/v1/Calculate',
+      '/v1/c%61lculate',
+      '//v1/calculate',
+      '/v1/calculate;x=1',
+      'http://localhost/v1/calculate',
+      '/v1/calculate/bulk',
+      '/',
+    ]) {
       expect(probe('POST', url)).toBe(false);
     }
     for (const method of ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'])
@@ -236,11 +247,13 @@ describe('the dispatch', () => {
     const whole = await serve((ctx) => createRequestListener(ctx));
     const direct = await send(whole.port, { name: 'exact', body: valid });
     expect(direct.status).toBe(200);
-    for (const path of ['/v1/calculate?trace=1', '/v1/calculate/']) {
-      const other = await send(whole.port, { name: path, path, body: valid });
-      expect(other.status).toBe(200);
-      expect(other.body).toBe(direct.body);
-      expect(comparable(other.headers)).toEqual(comparable(direct.headers));
+    const query = await send(whole.port, { name: 'query', path: '/v1/calculate?trace=1', body: valid });
+    expect(query.status).toBe(200);
+    expect(query.body).toBe(direct.body);
+    expect(comparable(query.headers)).toEqual(comparable(direct.headers));
+    // Routing is case-sensitive and strict (src/api/routing.ts): another spelling is not the route.
+    for (const path of ['/v1/calculate/', '/V1/calculate', '/v1/Calculate']) {
+      expect((await send(whole.port, { name: path, path, body: valid })).status).toBe(404);
     }
     const get = await send(whole.port, { name: 'GET', method: 'GET', body: '' });
     expect(get.status).toBe(405);
