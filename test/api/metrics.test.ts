@@ -44,6 +44,28 @@ describe('GET /metrics on the real app', () => {
     expect(count(after, '422')).toBe(count(before, '422') + 1);
     expect(after).not.toMatch(/route="unmatched",status_code="422"/);
   });
+
+  it('counts other spellings of a route (case, trailing slash) as unmatched 404s, never under the route', async () => {
+    const total = (text: string, labels: string): number =>
+      text
+        .split('\n')
+        .filter((l) => l.startsWith('sor_http_request_duration_seconds_count{') && l.includes(labels))
+        .reduce((sum, l) => sum + Number.parseInt(l.split(' ').pop() ?? '0', 10), 0);
+    const before = await (await fetch(`${server.base}/metrics`)).text();
+    const spellings = ['/V1/calculate', '/v1/Calculate', '/v1/calculate/'];
+    for (const path of spellings) {
+      const res = await fetch(`${server.base}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(res.status, path).toBe(404);
+    }
+    const after = await (await fetch(`${server.base}/metrics`)).text();
+    expect(total(after, 'route="/v1/calculate"')).toBe(total(before, 'route="/v1/calculate"'));
+    const unmatched404 = 'method="POST",route="unmatched",status_code="404"';
+    expect(total(after, unmatched404)).toBe(total(before, unmatched404) + spellings.length);
+  });
 });
 
 /** The histogram's buckets, as /metrics has always published them (dashboards and alerts depend on them). */
