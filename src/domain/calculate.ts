@@ -36,7 +36,7 @@ import {
   termAdjustments,
   termsUnder,
 } from './recalculation.ts';
-import { type Readings, SERVICE_READINGS } from './readings.ts';
+import { type Readings, readingsForPolicy } from './readings.ts';
 import { termStanding } from './terms.ts';
 import type { CalculationInput, CalculationResult, DisbursementOption, TermResult } from './types.ts';
 import * as W from './warnings.ts';
@@ -163,7 +163,7 @@ export type WorkingsRecorder = (workings: CalculationWorkings) => void;
 export function calculate(
   input: CalculationInput,
   table: LimitTable = STATUTORY_LIMIT_TABLE,
-  readings: Readings = SERVICE_READINGS,
+  readings: Readings = readingsForPolicy(input.policy),
   recorder?: WorkingsRecorder,
 ): CalculationResult {
   const terms = termsUnder(input.terms.map(readTerm), readings);

@@ -28,6 +28,7 @@
  */
 
 import { Dec, HUNDRED, ZERO, minDec } from './decimal.ts';
+import { DEFAULT_POLICY, type SchoolPolicy, isDefaultPolicy } from './policy.ts';
 import { applyPercent, roundHalfUpDiv } from './rounding.ts';
 
 export interface Readings {
@@ -37,6 +38,17 @@ export interface Readings {
   readonly arithmetic: 'decimal' | 'binary_float';
   readonly gradPlusBase: 'after_reduction' | 'before_reduction';
   readonly closedTerms: 'kept' | 'recomputed';
+  /** §2.3: the proration fraction exact, or as a 2-decimal figure rounded half up or truncated (policy, §10). */
+  readonly prorationFraction: 'exact' | 'decimal_rounded' | 'decimal_truncated';
+  /**
+   * §2.3: the combined and subsidized limits each prorated directly (the Handbook), or the subsidized limit and the
+   * unsubsidized-only part prorated separately, S' + round((C − S) × fraction) (Metro State's page).
+   */
+  readonly prorationLimits: 'combined_direct' | 'parts_rounded';
+  /** §3, one-term loan period: the per-term formula on the full annual amount, or on half of it (policy, §10). */
+  readonly singleTermBasis: 'full_annual' | 'half_annual';
+  /** §3: a below-half-time term kept in the year, or dropped from it entirely (its credits and full-time credits). */
+  readonly belowHalfTimeTerms: 'kept' | 'dropped';
 }
 
 /** The service's readings (rules.md): the default of every calculation. */
@@ -47,11 +59,44 @@ export const SERVICE_READINGS: Readings = Object.freeze({
   arithmetic: 'decimal',
   gradPlusBase: 'after_reduction',
   closedTerms: 'kept',
+  prorationFraction: 'exact',
+  prorationLimits: 'combined_direct',
+  singleTermBasis: 'full_annual',
+  belowHalfTimeTerms: 'kept',
 });
 
 /** The service's readings with some changed. */
 export function readingsWith(changes: Partial<Readings>): Readings {
   return Object.freeze({ ...SERVICE_READINGS, ...changes });
+}
+
+/** `base` with some readings changed. */
+export function readingsOver(base: Readings, changes: Partial<Readings>): Readings {
+  return Object.freeze({ ...base, ...changes });
+}
+
+const policyReadings = new WeakMap<SchoolPolicy, Readings>();
+
+/**
+ * The readings a school policy (rules.md §10, src/domain/policy.ts) calculates under: each option is one reading;
+ * the default policy gives SERVICE_READINGS itself. Cached per policy object (a file's rows share one).
+ */
+export function readingsForPolicy(policy: SchoolPolicy): Readings {
+  if (policy === DEFAULT_POLICY) return SERVICE_READINGS;
+  let readings = policyReadings.get(policy);
+  if (readings === undefined) {
+    readings = isDefaultPolicy(policy)
+      ? SERVICE_READINGS
+      : readingsWith({
+          prorationFraction: policy.proration_fraction,
+          remainder: policy.remainder_placement,
+          singleTermBasis: policy.single_term_basis,
+          belowHalfTimeCredits: policy.below_half_time_credits,
+          gradPlusBase: policy.grad_plus_gap,
+        });
+    policyReadings.set(policy, readings);
+  }
+  return readings;
 }
 
 /**

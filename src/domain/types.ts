@@ -7,6 +7,9 @@
  * dollars and percentages are integers; credit counts are exact decimals of at most 6 places.
  */
 
+import type { HealthProfessionsProgram } from './health-professions.ts';
+import type { SchoolPolicy } from './policy.ts';
+
 export type DecimalString = string;
 
 export type DependencyStatus = 'dependent' | 'independent';
@@ -42,6 +45,12 @@ export interface CalculationInput {
   final_period_of_program: boolean;
   /** rules.md §2.3: credits in the school's academic year; required when final_period_of_program applies. */
   academic_year_credits: DecimalString | null;
+  /** rules.md §2.1: the health professions program of a legacy graduate/professional student (null: none). */
+  health_professions_program: HealthProfessionsProgram | null;
+  /** rules.md §2.1: months the program's academic year covers, 9 to 12 (null: 9). */
+  academic_year_months: number | null;
+  /** rules.md §10: the school policy in force, every option resolved (src/domain/policy.ts). */
+  policy: SchoolPolicy;
   /**
    * The award year the calculation is for ("2026-27"), one the limit table holds (src/domain/limits.ts). The
    * schema resolves a request without one to the award year in force on the day it is received.

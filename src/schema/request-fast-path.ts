@@ -18,7 +18,15 @@ import {
   canonicalDecimalOrNull,
   type DecimalRule,
 } from './decimal.ts';
-import { MAX_TERMS } from './request-limits.ts';
+import { MAX_TERMS, isLabelLengthValid } from './request-limits.ts';
+import { isHealthProfessionsProgram } from '../domain/health-professions.ts';
+import {
+  POLICY_OPTION_NAMES,
+  type PolicyChoices,
+  type SchoolPolicy,
+  isPolicyValue,
+  resolvePolicy,
+} from '../domain/policy.ts';
 
 const isDecimalHolder = (value: unknown): boolean => typeof value === 'number' || typeof value === 'string';
 
@@ -60,7 +68,7 @@ function parseValidTerm(term: unknown): TermInput | null {
     const value = term[key];
     switch (key) {
       case 'label':
-        if (typeof value !== 'string') return null;
+        if (typeof value !== 'string' || !isLabelLengthValid(value)) return null;
         label = value;
         break;
       case 'full_time_credits':
@@ -107,6 +115,21 @@ function parseValidTerm(term: unknown): TermInput | null {
   };
 }
 
+/** A valid `policy` object's options (a plain object of known options with their values); undefined: ask zod. */
+function policyChoices(value: unknown): PolicyChoices | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const choices: Record<string, string> = {};
+  for (const key in value) {
+    const option = POLICY_OPTION_NAMES.find((name) => name === key);
+    const choice = value[key];
+    if (option === undefined || !isPolicyValue(option, choice)) return undefined;
+    choices[option] = choice as string;
+  }
+  // An option for..in did not list but zod's `key in value` sees (non-enumerable, inherited): zod decides.
+  for (const name of POLICY_OPTION_NAMES) if (choices[name] === undefined && name in value) return undefined;
+  return choices as PolicyChoices;
+}
+
 const REQUEST_KEYS = [
   'dependency_status',
   'terms',
@@ -120,6 +143,9 @@ const REQUEST_KEYS = [
   'total_limit',
   'final_period_of_program',
   'academic_year_credits',
+  'health_professions_program',
+  'academic_year_months',
+  'policy',
   'award_year',
 ] as const;
 const ALL_REQUEST_KEYS = (1 << REQUEST_KEYS.length) - 1;
@@ -129,6 +155,7 @@ export function parseValidRequest(
   body: Record<string, unknown>,
   table: LimitTable,
   today: string | undefined,
+  basePolicy: SchoolPolicy,
 ): CalculationInput | null {
   let dependency: CalculationInput['dependency_status'] | undefined;
   let termsIn: unknown[] | undefined;
@@ -142,6 +169,9 @@ export function parseValidRequest(
   let totalLimit: string | null | undefined = null;
   let finalPeriod = false;
   let yearCredits: string | null | undefined = null;
+  let program: CalculationInput['health_professions_program'] = null;
+  let months: number | null = null;
+  let choices: PolicyChoices | undefined;
   let awardYear: string | undefined;
   let seen = 0;
   for (const key in body) {
@@ -204,10 +234,24 @@ export function parseValidRequest(
         if ((yearCredits = nullableDecimal(value, CREDITS_POSITIVE)) === undefined) return null;
         seen |= 2048;
         break;
+      case 'health_professions_program':
+        if (value !== null && !isHealthProfessionsProgram(value)) return null;
+        program = value;
+        seen |= 4096;
+        break;
+      case 'academic_year_months':
+        if (value !== null && value !== 9 && value !== 10 && value !== 11 && value !== 12) return null;
+        months = value;
+        seen |= 8192;
+        break;
+      case 'policy':
+        if ((choices = policyChoices(value)) === undefined) return null;
+        seen |= 16384;
+        break;
       case 'award_year':
         if (typeof value !== 'string' || findAwardYear(value, table) === undefined) return null;
         awardYear = value;
-        seen |= 4096;
+        seen |= 32768;
         break;
       default:
         return null; // an unknown field, `__proto__` included: zod reports it
@@ -243,6 +287,9 @@ export function parseValidRequest(
     total_limit: totalLimit,
     final_period_of_program: finalPeriod,
     academic_year_credits: yearCredits,
+    health_professions_program: program,
+    academic_year_months: months,
+    policy: resolvePolicy(choices, basePolicy),
     award_year: awardYear ?? defaultAwardYear(table, today),
   };
 }

@@ -14,6 +14,15 @@ import { ERRORS, type FieldError } from '../errors.ts';
 import { counted, renderTemplate } from '../error-template.ts';
 import type { CalculationInput } from '../domain/types.ts';
 import { type LimitTable, STATUTORY_LIMIT_TABLE } from '../domain/limits.ts';
+import {
+  ACADEMIC_YEAR_MONTHS_MAX,
+  ACADEMIC_YEAR_MONTHS_MIN,
+  HEALTH_PROFESSIONS_PROGRAMS,
+  HEALTH_PROFESSIONS_TABLE,
+} from '../domain/health-professions.ts';
+import { type SchoolPolicy, DEFAULT_POLICY, resolvePolicy } from '../domain/policy.ts';
+import { PolicySchema } from './policy.ts';
+import { MAX_LABEL_LENGTH, MIN_LABEL_LENGTH, isLabelLengthValid, labelLength } from './request-limits.ts';
 import { AwardYearField, checkAwardYear, defaultAwardYear } from './award-year.ts';
 import {
   DECIMAL_PATTERN,
@@ -86,7 +95,21 @@ function decimalField(rule: DecimalRule, description: string) {
 export const TermSchema = z
   .strictObject(
     {
-      label: z.string({ error: expected('a string') }).meta({ description: 'Names the term (echoed in the result).' }),
+      label: z
+        .string({ error: expected(`a string of ${MIN_LABEL_LENGTH} to ${MAX_LABEL_LENGTH} characters`) })
+        .refine(isLabelLengthValid, {
+          error: (issue) =>
+            `must be ${MIN_LABEL_LENGTH} to ${MAX_LABEL_LENGTH} characters (got ${labelLength(String(issue.input))})`,
+        })
+        .meta({
+          override: ({ jsonSchema }) => {
+            jsonSchema.minLength = MIN_LABEL_LENGTH;
+            jsonSchema.maxLength = MAX_LABEL_LENGTH;
+          },
+          description:
+            `Names the term (echoed in the result): ${MIN_LABEL_LENGTH} to ${MAX_LABEL_LENGTH} characters ` +
+            '(rules.md §8, revision 2026-27.3).',
+        }),
       full_time_credits: decimalField(
         CREDITS_POSITIVE,
         'Credits that make this term full time for the program (e.g. 12 for a semester).',
@@ -229,6 +252,34 @@ export const CalculationRequestSchema = z
       )
         .nullable()
         .default(null),
+      health_professions_program: z
+        .enum(HEALTH_PROFESSIONS_PROGRAMS, { error: expected(`${oneOf(HEALTH_PROFESSIONS_PROGRAMS)}, or null`) })
+        .nullable()
+        .default(null)
+        .meta({ description: healthProfessionsDescription() }),
+      academic_year_months: z
+        .number({
+          error: expected(`a whole number from ${ACADEMIC_YEAR_MONTHS_MIN} to ${ACADEMIC_YEAR_MONTHS_MAX}, or null`),
+        })
+        .int({
+          error: `must be a whole number from ${ACADEMIC_YEAR_MONTHS_MIN} to ${ACADEMIC_YEAR_MONTHS_MAX}, or null`,
+        })
+        .min(ACADEMIC_YEAR_MONTHS_MIN, {
+          error: `must be a whole number from ${ACADEMIC_YEAR_MONTHS_MIN} to ${ACADEMIC_YEAR_MONTHS_MAX}, or null`,
+        })
+        .max(ACADEMIC_YEAR_MONTHS_MAX, {
+          error: `must be a whole number from ${ACADEMIC_YEAR_MONTHS_MIN} to ${ACADEMIC_YEAR_MONTHS_MAX}, or null`,
+        })
+        .nullable()
+        .default(null)
+        .meta({
+          description:
+            `Months the health professions program's academic year covers (${ACADEMIC_YEAR_MONTHS_MIN} to ` +
+            `${ACADEMIC_YEAR_MONTHS_MAX}; null or absent: 9). For 10 or 11 months the additional amount is the ` +
+            '9-month amount ÷ 9 × months, rounded half up; 12 months takes the table’s 12-month amount ' +
+            '(rules.md §2.1). Validated even where it is then ignored.',
+        }),
+      policy: PolicySchema,
       award_year: AwardYearField,
     },
     { error: expected('a JSON object') },
@@ -244,6 +295,21 @@ export const CalculationRequestSchema = z
 
 export type CalculationRequestInput = z.input<typeof CalculationRequestSchema>;
 
+function healthProfessionsDescription(): string {
+  const amounts = (table: '3A' | '3B') => {
+    const rows = HEALTH_PROFESSIONS_PROGRAMS.filter((p) => HEALTH_PROFESSIONS_TABLE[p].table === table);
+    const row = HEALTH_PROFESSIONS_TABLE[rows[0]!];
+    const dollars = (v: string) => `$${Number(v).toLocaleString('en-US')}`;
+    return `${rows.join(', ')} (table ${table}: ${dollars(row.nineMonths)} for 9 months, ${dollars(row.twelveMonths)} for 12)`;
+  };
+  return (
+    'Health professions program of a legacy (interim exception) graduate or professional student, which keeps ' +
+    'the prior-law additional Unsubsidized amount on top of the $20,500 (rules.md §2.1; FSA Handbook 2025-26 ' +
+    `vol. 8 ch. 4): ${amounts('3A')}; ${amounts('3B')}. Ignored with a warning for anyone else (validated all ` +
+    'the same). Null or absent: none.'
+  );
+}
+
 /** The 422 envelope's message for `count` offending fields. */
 export function validationMessage(count: number): string {
   return renderTemplate(ERRORS.REQUEST_INVALID.message, { invalidFields: counted(count, 'invalid field') });
@@ -256,6 +322,11 @@ export interface ParseOptions {
   table?: LimitTable;
   /** Today's date (YYYY-MM-DD) for the default award year; the current UTC date by default. */
   today?: string;
+  /**
+   * The policy a request without `policy` (or without some of its options) gets: the deployment's SOR_POLICY, or a
+   * file's `policy.<option>` query parameters over it (rules.md §10). DEFAULT_POLICY when absent.
+   */
+  policy?: SchoolPolicy;
 }
 
 /** `['terms', 1, 'credits_enrolled']` → `terms[1].credits_enrolled`. */
@@ -286,7 +357,7 @@ const own = (object: Record<string, unknown>, key: string): unknown =>
 export function parseCalculationRequest(body: unknown, options: ParseOptions = {}): ParseResult {
   if (!isPlainObject(body)) return { ok: false, fieldErrors: [{ field: 'body', message: 'must be a JSON object' }] };
   const table = options.table ?? STATUTORY_LIMIT_TABLE;
-  const value = parseValidRequest(body, table, options.today);
+  const value = parseValidRequest(body, table, options.today, options.policy ?? DEFAULT_POLICY);
   if (value !== null) return { ok: true, value };
   return parseCalculationRequestWithZod(body, options);
 }
@@ -312,10 +383,15 @@ export function parseCalculationRequestWithZod(body: unknown, options: ParseOpti
   }
   // The award year is data for the pure domain: a request without one gets the one in force today. zod's output
   // is a fresh object, completed in place (the bulk path parses millions of students).
-  const value = parsed.data;
+  // Rebuilt in the fast path's key order: the policy resolved over the base, the award year last.
+  const { policy, award_year: awardYear, ...fields } = parsed.data;
   return {
     ok: true,
-    value: Object.assign(value, { award_year: value.award_year ?? defaultAwardYear(table, options.today) }),
+    value: {
+      ...fields,
+      policy: resolvePolicy(policy, options.policy ?? DEFAULT_POLICY),
+      award_year: awardYear ?? defaultAwardYear(table, options.today),
+    },
   };
 }
 

@@ -18,6 +18,7 @@ import { StudentFigures } from '../../src/domain/figures.ts';
 import { type LimitTable, STATUTORY_LIMIT_TABLE, awardYear } from '../../src/domain/limits.ts';
 import { REASON_READINGS, type Readings, SERVICE_READINGS } from '../../src/domain/readings.ts';
 import { calculateWithTrace } from '../../src/domain/trace.ts';
+import { DEFAULT_POLICY } from '../../src/domain/policy.ts';
 import type { CalculationInput, TermInput } from '../../src/domain/types.ts';
 import { calculate as oldCalculate } from './support/legacy/calculate.ts';
 import { StudentFigures as OldStudentFigures } from './support/legacy/figures.ts';
@@ -117,6 +118,9 @@ function request(): CalculationInput {
     total_limit: chance(0.6) ? null : money().replace(/^0$/, '1'),
     final_period_of_program: finalPeriod,
     academic_year_credits: academicYearCredits === '0' ? '1' : academicYearCredits,
+    health_professions_program: null,
+    academic_year_months: null,
+    policy: DEFAULT_POLICY,
     award_year: pick(AWARD_YEARS),
     terms: Array.from({ length: n }, (_, i) => term(i)),
   };

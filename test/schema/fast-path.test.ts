@@ -18,6 +18,8 @@ import {
 import { parseValidRequest } from '../../src/schema/request-fast-path.ts';
 import { canonicalDecimalOrNull, toCanonicalDecimal, type DecimalRule } from '../../src/schema/decimal.ts';
 import { STATUTORY_LIMIT_TABLE } from '../../src/domain/limits.ts';
+import { DEFAULT_POLICY, POLICY_OPTIONS } from '../../src/domain/policy.ts';
+import { HEALTH_PROFESSIONS_PROGRAMS } from '../../src/domain/health-professions.ts';
 
 type Body = Record<string, unknown>;
 
@@ -123,7 +125,11 @@ const optionalField = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefin
 
 const validTerm = fc
   .record({
-    label: fc.string({ maxLength: 12 }),
+    // Mostly valid labels (1 to 100 characters, rules.md §8); now and then an empty or an over-long one.
+    label: fc.oneof(
+      { weight: 30, arbitrary: fc.string({ minLength: 1, maxLength: 12 }) },
+      { weight: 1, arbitrary: fc.constantFrom('', 'x'.repeat(100), 'x'.repeat(101), '😀'.repeat(100)) },
+    ),
     full_time_credits: validDecimal(1000, true),
     credits_enrolled: validDecimal(1000, false),
     actual_final_credits: optionalField(fc.option(validDecimal(1000, false))),
@@ -146,6 +152,13 @@ const validRequest = fc
     total_limit: optionalField(fc.option(validDecimal(100_000, true))),
     final_period_of_program: optionalField(fc.boolean()),
     academic_year_credits: optionalField(fc.option(validDecimal(48, true))),
+    health_professions_program: optionalField(fc.option(fc.constantFrom(...HEALTH_PROFESSIONS_PROGRAMS))),
+    academic_year_months: optionalField(fc.option(fc.constantFrom(9, 10, 11, 12))),
+    policy: optionalField(
+      fc.record(Object.fromEntries(POLICY_OPTIONS.map((o) => [o.name, fc.constantFrom(...o.values)])), {
+        requiredKeys: [],
+      }),
+    ),
     award_year: optionalField(fc.constantFrom('2026-27', '2026-27', '2025-26', '2027-28')),
     terms: fc.array(validTerm, { minLength: 1, maxLength: 4 }),
   })
@@ -187,6 +200,9 @@ const REQUEST_KEYS = [
   'total_limit',
   'final_period_of_program',
   'academic_year_credits',
+  'health_professions_program',
+  'academic_year_months',
+  'policy',
   'award_year',
 ];
 const TERM_KEYS = [
@@ -299,7 +315,9 @@ const csvRequest = fc
   .tuple(validRequest, fc.array(fc.tuple(fc.nat(), fc.nat(), decimalText), { maxLength: 2 }))
   .map(([body, cells]) => {
     const strings = JSON.parse(JSON.stringify(body), (key, value: unknown) =>
-      typeof value === 'number' && key !== 'academic_year_terms' ? String(value) : value,
+      typeof value === 'number' && key !== 'academic_year_terms' && key !== 'academic_year_months'
+        ? String(value)
+        : value,
     ) as Body;
     for (const [t, k, text] of cells) {
       const terms = strings.terms as Body[];
@@ -387,6 +405,23 @@ const EDGE_VALUES: unknown[] = [
   'first_year',
   'second_year',
   'third_year_and_beyond',
+  'dentistry',
+  'public_health',
+  'nursing',
+  9,
+  11,
+  12,
+  12.5,
+  8,
+  { proration_fraction: 'decimal_rounded' },
+  { remainder_placement: 'last_term', grad_plus_gap: 'before_reduction' },
+  { proration_fraction: 'decimal' },
+  { remainder: 'last_term' },
+  { proration_fraction: null },
+  'x'.repeat(100),
+  'x'.repeat(101),
+  '😀'.repeat(100),
+  '😀'.repeat(101),
   '2026-27',
   '2025-26',
   'true',
@@ -442,7 +477,7 @@ describe('parseCalculationRequest ≡ the zod path, one field at a time', () => 
   it('every request field set to every edge value (and left out), on every base body', () => {
     for (const base of bases()) {
       expect(compare(base, undefined)).toBe(true);
-      expect(parseValidRequest(base, STATUTORY_LIMIT_TABLE, undefined)).not.toBeNull(); // taken by the fast path
+      expect(parseValidRequest(base, STATUTORY_LIMIT_TABLE, undefined, DEFAULT_POLICY)).not.toBeNull(); // taken by the fast path
       for (const key of REQUEST_KEYS) {
         const without = { ...base };
         delete without[key];
@@ -479,7 +514,7 @@ describe('parseCalculationRequest ≡ the zod path (property)', () => {
       fc.property(validRequest, fc.constantFrom(...TODAYS), (body, today) => {
         if (compare(body, today)) {
           valid++;
-          if (parseValidRequest(body, STATUTORY_LIMIT_TABLE, today) !== null) fast++;
+          if (parseValidRequest(body, STATUTORY_LIMIT_TABLE, today, DEFAULT_POLICY) !== null) fast++;
         }
       }),
       { numRuns: 40_000 },

@@ -2,6 +2,7 @@
  * parseCalculationRequest directly (the bulk pipeline's entry point): canonical output with defaults applied,
  * every offending field, and safety with hostile objects.
  */
+import { DEFAULT_POLICY } from '../../src/domain/policy.ts';
 import { describe, expect, it } from 'vitest';
 import { INVALID_EXAMPLES, WORKED_EXAMPLES } from '../../src/api/openapi/worked-examples.ts';
 import { parseCalculationRequest, formatPath } from '../../src/schema/request.ts';
@@ -30,6 +31,10 @@ describe('parseCalculationRequest', () => {
         total_limit: null,
         final_period_of_program: false,
         academic_year_credits: null,
+        health_professions_program: null,
+        academic_year_months: null,
+        // Left out: the service's reading of every option (rules.md §10).
+        policy: DEFAULT_POLICY,
         // Left out: the award year in force today; the shipped table holds only 2026-27.
         award_year: '2026-27',
         terms: [

@@ -5,6 +5,7 @@
  */
 
 import fc from 'fast-check';
+import { DEFAULT_POLICY } from '../../../src/domain/policy.ts';
 import type { CalculationInput, TermInput } from '../../../src/domain/types.ts';
 
 /** Canonical decimal string of `units / 10^places` (units ≥ 0), built without floating point. */
@@ -67,6 +68,9 @@ export const inputArb: fc.Arbitrary<CalculationInput> = fc
       // Required (rules.md §8) for an undergraduate's final period: the schema would reject null there.
       academic_year_credits:
         r.academic_year_credits ?? (r.final_period_of_program && r.degree_level === 'undergraduate' ? '24' : null),
+      health_professions_program: null,
+      academic_year_months: null,
+      policy: DEFAULT_POLICY,
       award_year: '2026-27',
       terms: r.terms,
     };

@@ -5,6 +5,8 @@
  */
 
 import type { CalculationInput, TermInput } from '../../../src/domain/types.ts';
+import type { HealthProfessionsProgram } from '../../../src/domain/health-professions.ts';
+import { DEFAULT_POLICY, type PolicyChoices, resolvePolicy } from '../../../src/domain/policy.ts';
 
 type Num = number | string;
 
@@ -31,6 +33,9 @@ export interface WireRequest {
   total_limit?: Num | null;
   final_period_of_program?: boolean;
   academic_year_credits?: Num | null;
+  health_professions_program?: HealthProfessionsProgram | null;
+  academic_year_months?: number | null;
+  policy?: PolicyChoices;
   award_year?: string;
 }
 
@@ -75,6 +80,9 @@ export function toInput(request: WireRequest): CalculationInput {
     total_limit: optional(request.total_limit),
     final_period_of_program: request.final_period_of_program ?? false,
     academic_year_credits: optional(request.academic_year_credits),
+    health_professions_program: request.health_professions_program ?? null,
+    academic_year_months: request.academic_year_months ?? null,
+    policy: resolvePolicy(request.policy, DEFAULT_POLICY),
     // The figures of rules.md §2.1 are the 2026-27 limits; tests name another award year explicitly.
     award_year: request.award_year ?? '2026-27',
     terms: request.terms.map((t): TermInput => ({

@@ -1,0 +1,109 @@
+/**
+ * Increased Direct Unsubsidized amounts for health professions programs (rules.md §2.1, revision 2026-27.3), as
+ * ONE auditable table beside the statutory limits (src/domain/limits.ts). Prior law let graduate and professional
+ * students in these programs borrow an additional Unsubsidized amount on top of the $20,500; the interim exception
+ * keeps prior-law limits for legacy borrowers, so for them C_max = 20,500 + the additional amount. Everyone else
+ * has no increase (it ended for borrowers without the interim exception and never applied to undergraduates).
+ *
+ * The additional amount for an academic year of 9 months is the 9-month column, for 12 months the 12-month
+ * column, and for 10 or 11 months the 9-month amount ÷ 9 × months, rounded half up to whole dollars (dentistry,
+ * 11 months: 20,000 ÷ 9 × 11 = 24,444). Foreign schools may not award the increase; the service cannot know.
+ */
+
+import type { Reference } from './limits.ts';
+
+const HANDBOOK_CH4: Reference = {
+  title: 'FSA Handbook 2025-26, Vol. 8 ch. 4 ("Annual and Aggregate Loan Limits"), tables 3A and 3B',
+  href: 'https://fsapartners.ed.gov/knowledge-center/fsa-handbook/2025-2026/vol8',
+};
+const FAQ_GPSLL_Q5: Reference = {
+  title: 'FSA Loan Limits FAQ (2026-05-20), GPSLL-Q5',
+  href: 'https://fsapartners.ed.gov/knowledge-center/topics/one-big-beautiful-bill-act-implementation',
+};
+
+export interface HealthProfessionsRow {
+  readonly program: string;
+  /** The Handbook table the program is listed in. */
+  readonly table: '3A' | '3B';
+  /** Additional Unsubsidized amount for a 9-month academic year, whole dollars as a decimal string. */
+  readonly nineMonths: string;
+  /** Additional Unsubsidized amount for a 12-month academic year. */
+  readonly twelveMonths: string;
+  /** The date the amounts apply from under the interim exception (the 2026-27 award year). */
+  readonly effective: string;
+  readonly citation: string;
+  readonly references: readonly Reference[];
+}
+
+const CITATION_3A =
+  'FSA Handbook 2025-26 Vol. 8 ch. 4, table 3A (additional Unsubsidized: $20,000 for 9 months, $26,667 for 12); ' +
+  'kept for legacy borrowers by the interim exception (FSA Loan Limits FAQ 2026-05-20, GPSLL-Q5)';
+const CITATION_3B =
+  'FSA Handbook 2025-26 Vol. 8 ch. 4, table 3B (additional Unsubsidized: $12,500 for 9 months, $16,667 for 12); ' +
+  'kept for legacy borrowers by the interim exception (FSA Loan Limits FAQ 2026-05-20, GPSLL-Q5)';
+
+function row3A(program: string): HealthProfessionsRow {
+  return Object.freeze({
+    program,
+    table: '3A',
+    nineMonths: '20000',
+    twelveMonths: '26667',
+    effective: '2026-07-01',
+    citation: CITATION_3A,
+    references: [HANDBOOK_CH4, FAQ_GPSLL_Q5],
+  });
+}
+
+function row3B(program: string): HealthProfessionsRow {
+  return Object.freeze({
+    program,
+    table: '3B',
+    nineMonths: '12500',
+    twelveMonths: '16667',
+    effective: '2026-07-01',
+    citation: CITATION_3B,
+    references: [HANDBOOK_CH4, FAQ_GPSLL_Q5],
+  });
+}
+
+export const HEALTH_PROFESSIONS_PROGRAMS = [
+  'medicine',
+  'osteopathic_medicine',
+  'dentistry',
+  'veterinary_medicine',
+  'optometry',
+  'podiatric_medicine',
+  'naturopathic_medicine',
+  'public_health',
+  'chiropractic',
+  'clinical_psychology',
+  'health_administration',
+] as const;
+
+export type HealthProfessionsProgram = (typeof HEALTH_PROFESSIONS_PROGRAMS)[number];
+
+/** The table: one row per program, table 3A then 3B, in the order of rules.md §2.1. */
+export const HEALTH_PROFESSIONS_TABLE: Readonly<Record<HealthProfessionsProgram, HealthProfessionsRow>> = Object.freeze(
+  {
+    medicine: row3A('medicine'),
+    osteopathic_medicine: row3A('osteopathic_medicine'),
+    dentistry: row3A('dentistry'),
+    veterinary_medicine: row3A('veterinary_medicine'),
+    optometry: row3A('optometry'),
+    podiatric_medicine: row3A('podiatric_medicine'),
+    naturopathic_medicine: row3A('naturopathic_medicine'),
+    public_health: row3B('public_health'),
+    chiropractic: row3B('chiropractic'),
+    clinical_psychology: row3B('clinical_psychology'),
+    health_administration: row3B('health_administration'),
+  },
+);
+
+/** Months an academic year may cover for the increase (rules.md §2.1): 9 to 12; null means 9. */
+export const ACADEMIC_YEAR_MONTHS_MIN = 9;
+export const ACADEMIC_YEAR_MONTHS_MAX = 12;
+export const ACADEMIC_YEAR_MONTHS_DEFAULT = 9;
+
+export function isHealthProfessionsProgram(value: unknown): value is HealthProfessionsProgram {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(HEALTH_PROFESSIONS_TABLE, value);
+}
