@@ -28,7 +28,12 @@ function challenge(error?: 'invalid_request' | 'invalid_token', description?: st
   return value;
 }
 
-const BEARER = /^Bearer +([^\s]+) *$/i;
+/**
+ * The word Bearer (any letter case: RFC 7235 §2.1), exactly one space, one token and nothing after it, as the
+ * AUTH_MALFORMED message says: two spaces, a tab or anything after the token is refused. (Spaces and tabs around
+ * the whole value are not part of it, RFC 9110 §5.5: Node's HTTP parser removes them before any code sees them.)
+ */
+const BEARER = /^Bearer ([^\s]+)$/i;
 
 export async function authenticate(
   header: string | undefined,

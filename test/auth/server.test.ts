@@ -90,7 +90,14 @@ describe('§5 through the real server', () => {
   });
 
   it('a malformed header: 401 unauthenticated, error="invalid_request"', async () => {
-    for (const value of ['Basic dXNlcjpwYXNz', 'Bearer', `Bearer ${a.token} extra`, a.token]) {
+    for (const value of [
+      'Basic dXNlcjpwYXNz',
+      'Bearer',
+      `Bearer ${a.token} extra`,
+      a.token,
+      `Bearer  ${a.token}`,
+      `Bearer\t${a.token}`,
+    ]) {
       const { res, body } = await calculate({ Authorization: value });
       expect(res.status, value).toBe(401);
       expect(body?.code, value).toBe('unauthenticated');
