@@ -50,6 +50,18 @@ export const ERRORS = {
     message:
       'The service is computing {limit} bulk files already; send this file again in {retryAfter} seconds (or submit it to POST /v1/jobs, which queues it).',
   },
+  WORKSHEET_PDF_BUSY: {
+    code: 'service_busy',
+    status: 503,
+    message:
+      'The service is making {limit} PDF worksheets already; try again in {retryAfter} seconds, or ask for the worksheet as text/html or application/json.',
+  },
+  WORKSHEET_PDF_TIMEOUT: {
+    code: 'service_busy',
+    status: 503,
+    message:
+      'The PDF worksheet was not ready within {seconds} seconds and was stopped; try again in {retryAfter} seconds, or ask for the worksheet as text/html or application/json.',
+  },
   JOB_STORE_FULL: {
     code: 'job_store_full',
     status: 503,

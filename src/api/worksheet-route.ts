@@ -3,13 +3,15 @@
  * result and every step that made it (src/domain/trace.ts), in the format the Accept header asks for:
  *   application/json (also for no Accept or *\/*)  {rule_set, result, steps}
  *   text/html                                      the printable worksheet (src/api/worksheet/html.ts)
- *   application/pdf                                the same as a PDF (src/api/worksheet/pdf.ts)
+ *   application/pdf                                the same as a PDF (src/api/worksheet/pdf.ts), laid out on a worker
+ *                                                  thread within a time budget (worksheet/pdf-pool.ts): 503
+ *                                                  service_busy with Retry-After past it or when too many wait
  *   anything else                                  406 unsupported_media_type (checked before the body is read)
  * Then 415 → 413 → 400 → 422 exactly as /v1/calculate. The date printed on the HTML and PDF comes from the
  * context's clock (the system clock unless a test fixes it).
  */
 import { Router, type Request } from 'express';
-import { appError } from '../errors.ts';
+import { AppError, appError } from '../errors.ts';
 import { RULE_SET_ID } from '../domain/rule-set.ts';
 import { calculateWithTrace } from '../domain/trace.ts';
 import { parseCalculationRequest } from '../schema/request.ts';
@@ -21,7 +23,7 @@ import { methodNotAllowed } from './method-not-allowed.ts';
 import { REQUEST_ID_HEADER } from './request-id.ts';
 import type { WorksheetDocument } from './worksheet/content.ts';
 import { renderWorksheetHtml } from './worksheet/html.ts';
-import { renderWorksheetPdf } from './worksheet/pdf.ts';
+import { PDF_RETRY_AFTER_SECONDS, renderPdfOffThread } from './worksheet/pdf-pool.ts';
 
 export const WORKSHEET_PATH = '/v1/calculate/worksheet';
 
@@ -73,11 +75,26 @@ export function worksheetRouter(ctx: AppContext): Router {
         res.end(renderWorksheetHtml(doc));
         return;
       }
-      const pdf = await renderWorksheetPdf(doc);
+      // Laid out on a worker thread with a time budget (worksheet/pdf-pool.ts); stopped if the client goes away.
+      const gone = new AbortController();
+      const onClose = () => gone.abort();
+      res.once('close', onClose);
+      let pdf: Buffer;
+      try {
+        pdf = await renderPdfOffThread(doc, { signal: gone.signal });
+      } catch (err) {
+        if (gone.signal.aborted && !(err instanceof AppError)) return; // the client went away: no one to answer
+        throw err;
+      } finally {
+        res.off('close', onClose);
+      }
       res.setHeader('Content-Type', 'application/pdf');
       res.setHeader('Content-Disposition', 'inline; filename="worksheet.pdf"');
       res.end(pdf);
     } catch (err) {
+      if (err instanceof AppError && (err.entry === 'WORKSHEET_PDF_BUSY' || err.entry === 'WORKSHEET_PDF_TIMEOUT')) {
+        res.setHeader('Retry-After', String(PDF_RETRY_AFTER_SECONDS));
+      }
       sendError(res, err);
     }
   });

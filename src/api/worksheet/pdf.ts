@@ -21,6 +21,7 @@ import {
   termInputRows,
   totalCells,
 } from './content.ts';
+import { type CharWidth, breakLongRuns, cachedCharWidth } from './pdf-wrap.ts';
 
 const ASCII: Readonly<Record<string, string>> = {
   '≥': '>=',
@@ -57,6 +58,27 @@ const MARGIN = 40;
 
 type Doc = PDFKit.PDFDocument;
 
+/** Character widths per font and size, measured once per document. */
+const charWidths = new WeakMap<Doc, Map<string, CharWidth>>();
+
+/**
+ * `text` as the standard fonts show it (pdfText), with every unbroken run wider than `width` cut into pieces that
+ * fit (pdf-wrap.ts), so pdfkit lays it out in linear time. The pieces leave room for the space between them.
+ */
+function fit(doc: Doc, text: string, font: string, size: number, width: number): string {
+  let fonts = charWidths.get(doc);
+  if (fonts === undefined) charWidths.set(doc, (fonts = new Map()));
+  const key = `${font} ${size}`;
+  let charWidth = fonts.get(key);
+  if (charWidth === undefined) {
+    doc.font(font).fontSize(size);
+    charWidth = cachedCharWidth((ch) => doc.widthOfString(ch));
+    fonts.set(key, charWidth);
+  }
+  const room = width - charWidth(' ') - 0.01 * size;
+  return breakLongRuns(pdfText(text), room, charWidth);
+}
+
 function contentWidth(doc: Doc): number {
   return doc.page.width - doc.page.margins.left - doc.page.margins.right;
 }
@@ -82,13 +104,14 @@ function table(
   const left = doc.page.margins.left;
   const pad = 2;
   const drawRow = (cells: readonly string[], font: string, shade: boolean) => {
+    const texts = cells.map((c, i) => fit(doc, c, font, size, widths[i]! - 2 * pad));
     doc.font(font).fontSize(size);
-    const heights = cells.map((c, i) => doc.heightOfString(pdfText(c), { width: widths[i]! - 2 * pad }));
+    const heights = texts.map((t, i) => doc.heightOfString(t, { width: widths[i]! - 2 * pad }));
     const height = Math.max(...heights) + 2 * pad;
     ensureRoom(doc, height);
     const y = doc.y;
     let x = left;
-    cells.forEach((c, i) => {
+    texts.forEach((t, i) => {
       const w = widths[i]!;
       if (shade) doc.rect(x, y, w, height).fill('#eeeeee');
       doc.rect(x, y, w, height).lineWidth(0.5).strokeColor('#999999').stroke();
@@ -96,7 +119,7 @@ function table(
         .fillColor('#000')
         .font(font)
         .fontSize(size)
-        .text(pdfText(c), x + pad, y + pad, { width: w - 2 * pad });
+        .text(t, x + pad, y + pad, { width: w - 2 * pad });
       x += w;
     });
     doc.x = left;
@@ -108,13 +131,12 @@ function table(
 }
 
 function paragraph(doc: Doc, text: string, font = REGULAR, size = 9, color = '#000'): void {
+  const width = contentWidth(doc);
   doc
     .font(font)
     .fontSize(size)
     .fillColor(color)
-    .text(pdfText(text), doc.page.margins.left, undefined, {
-      width: contentWidth(doc),
-    });
+    .text(fit(doc, text, font, size, width), doc.page.margins.left, undefined, { width });
 }
 
 function steps(doc: Doc, worksheet: WorksheetDocument): void {
