@@ -7,6 +7,7 @@
  *                                                  thread within a time budget (worksheet/pdf-pool.ts): 503
  *                                                  service_busy with Retry-After past it or when too many wait
  *   anything else                                  406 unsupported_media_type (checked before the body is read)
+ * Every answer is nosniff; the HTML page also forbids framing, scripts and referrers (worksheet/headers.ts).
  * Then 415 → 413 → 400 → 422 exactly as /v1/calculate. The date printed on the HTML and PDF comes from the
  * context's clock (the system clock unless a test fixes it).
  */
@@ -22,6 +23,7 @@ import { readJsonObject } from './json-body.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 import { REQUEST_ID_HEADER } from './request-id.ts';
 import type { WorksheetDocument } from './worksheet/content.ts';
+import { setWorksheetHeaders, setWorksheetHtmlHeaders } from './worksheet/headers.ts';
 import { renderWorksheetHtml } from './worksheet/html.ts';
 import { PDF_RETRY_AFTER_SECONDS, renderPdfOffThread } from './worksheet/pdf-pool.ts';
 
@@ -42,6 +44,7 @@ export function worksheetRouter(ctx: AppContext): Router {
   const clock = ctx.clock ?? (() => new Date());
 
   router.post(WORKSHEET_PATH, async (req, res) => {
+    setWorksheetHeaders(res);
     try {
       const format = negotiateWorksheet(req);
       if (format === null) throw appError('WORKSHEET_NOT_ACCEPTABLE');
@@ -71,7 +74,7 @@ export function worksheetRouter(ctx: AppContext): Router {
       };
       if (format === 'text/html') {
         res.setHeader('Content-Type', 'text/html; charset=utf-8');
-        res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+        setWorksheetHtmlHeaders(res);
         res.end(renderWorksheetHtml(doc));
         return;
       }

@@ -6,6 +6,7 @@
 import { getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WORKED_EXAMPLES } from '../../src/api/openapi/worked-examples.ts';
+import { mergeCsp } from '../../src/api/worksheet/headers.ts';
 import { pdfText } from '../../src/api/worksheet/pdf.ts';
 import { CITATIONS } from '../../src/domain/citations.ts';
 import { RULE_SET_ID } from '../../src/domain/rule-set.ts';
@@ -176,6 +177,79 @@ describe('application/pdf', () => {
     } finally {
       now = FIXED;
     }
+  });
+});
+
+describe('security headers', () => {
+  it('every answer is nosniff; the HTML page forbids framing, scripts and referrers', async () => {
+    for (const accept of ['application/json', 'text/html', 'application/pdf']) {
+      const res = await post(request('FSA-1'), { accept });
+      expect(res.status, accept).toBe(200);
+      expect(res.headers.get('x-content-type-options'), accept).toBe('nosniff');
+    }
+    const html = await post(request('FSA-1'), { accept: 'text/html' });
+    const csp = html.headers.get('content-security-policy') ?? '';
+    const directives = Object.fromEntries(
+      csp.split(';').map((d) => {
+        const [name, ...values] = d.trim().split(/\s+/);
+        return [name, values.join(' ')];
+      }),
+    );
+    expect(directives).toMatchObject({
+      'default-src': "'none'",
+      'style-src': "'unsafe-inline'",
+      'frame-ancestors': "'none'",
+      'base-uri': "'none'",
+      'form-action': "'none'",
+    });
+    expect(html.headers.get('referrer-policy')).toBe('no-referrer');
+    const refused = await post(request('FSA-1'), { accept: 'text/csv' });
+    expect(refused.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('merges the page policy into one set already: its directives win, the others stay', () => {
+    expect(mergeCsp(undefined, { 'frame-ancestors': "'none'" })).toBe("frame-ancestors 'none'");
+    expect(
+      mergeCsp("default-src 'self'; img-src data:; frame-ancestors *; upgrade-insecure-requests", {
+        'default-src': "'none'",
+        'frame-ancestors': "'none'",
+      }),
+    ).toBe("default-src 'none'; img-src data:; frame-ancestors 'none'; upgrade-insecure-requests");
+  });
+});
+
+describe('bidirectional controls in labels', () => {
+  const CONTROLS = ['\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067', '\u2068', '\u2069'];
+  const MARKS = ['\u200E', '\u200F', '\u061C'];
+  const label = `Fall\u202E6202\u202C ${[...CONTROLS, ...MARKS].join('')}`;
+  const escaped = (ch: string) => `‹U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}›`;
+  const shownLabel = label.replace(/[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g, escaped);
+  const body = () => {
+    const base = request('FSA-1') as { terms: { label: string }[] };
+    return { ...base, terms: base.terms.map((t, i) => ({ ...t, label: i === 0 ? label : t.label })) };
+  };
+
+  it('the JSON worksheet keeps them byte for byte', async () => {
+    const res = await post(body(), { accept: 'application/json' });
+    expect(res.status).toBe(200);
+    expect(res.bytes.includes(Buffer.from(JSON.stringify(label).slice(1, -1), 'utf8'))).toBe(true);
+    expect(WorksheetSchema.parse(JSON.parse(res.bytes.toString('utf8'))).result.terms[0]?.label).toBe(label);
+  });
+
+  it('the HTML worksheet shows each one as a visible, inert escape and holds none of them', async () => {
+    const res = await post(body(), { accept: 'text/html' });
+    const html = res.bytes.toString('utf8');
+    expect(html).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/);
+    expect(html).toContain(`<td>${shownLabel}</td>`);
+    expect(html).toContain('Fall‹U+202E›6202‹U+202C›');
+  });
+
+  it('the PDF worksheet shows each one as a visible escape', async () => {
+    const res = await post(body(), { accept: 'application/pdf' });
+    const { text } = await pdfTextOf(res.bytes);
+    const letters = text.replace(/\s+/g, '');
+    expect(letters).toContain(shownLabel.replace(/\s+/g, ''));
+    expect(text).not.toContain('?');
   });
 });
 

@@ -18,6 +18,21 @@ export interface WorksheetDocument {
 
 export const WORKSHEET_TITLE = 'Schedule of Reductions worksheet';
 
+/**
+ * The Unicode bidirectional-control characters: embeddings and overrides (U+202A–U+202E), isolates (U+2066–U+2069),
+ * the left-to-right and right-to-left marks (U+200E, U+200F) and the Arabic letter mark (U+061C). In a student id
+ * or a term label they reorder what a reader sees (a right-to-left override shows "1234" as "4321").
+ */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g;
+
+/**
+ * `text` with each bidirectional-control character shown as a visible, inert escape (‹U+202E›), for the HTML and
+ * PDF worksheets; the JSON worksheet keeps the text byte for byte.
+ */
+export function showBidiControls(text: string): string {
+  return text.replace(BIDI_CONTROLS, (ch) => `‹U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}›`);
+}
+
 /** 2026-11-23 23:10:05 UTC */
 export function formatDate(date: Date): string {
   return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;

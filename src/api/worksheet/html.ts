@@ -13,6 +13,7 @@ import {
   formatValue,
   inputLines,
   outputLines,
+  showBidiControls,
   studentRows,
   summaryRows,
   termInputRows,
@@ -27,8 +28,9 @@ const ESCAPES: Readonly<Record<string, string>> = {
   "'": '&#39;',
 };
 
+/** `text` safe in HTML text and attribute values; bidirectional controls shown as inert escapes (content.ts). */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+  return showBidiControls(text).replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
 const STYLE = `

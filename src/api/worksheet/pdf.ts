@@ -16,6 +16,7 @@ import {
   formatValue,
   inputLines,
   outputLines,
+  showBidiControls,
   studentRows,
   summaryRows,
   termInputRows,
@@ -37,10 +38,13 @@ const ASCII: Readonly<Record<string, string>> = {
 /** Characters beyond Latin-1 that WinAnsi (the standard fonts' encoding) holds. */
 const WIN_ANSI_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
 
-/** Text the standard fonts can show: known symbols in ASCII, anything else outside WinAnsi as "?". */
+/**
+ * Text the standard fonts can show: bidirectional controls as visible escapes (‹U+202E›, content.ts), known symbols
+ * in ASCII, anything else outside WinAnsi as "?".
+ */
 export function pdfText(text: string): string {
   let out = '';
-  for (const ch of text) {
+  for (const ch of showBidiControls(text)) {
     const mapped = ASCII[ch];
     if (mapped !== undefined) out += mapped;
     else if (ch.codePointAt(0)! < 0x20 && ch !== '\n') out += ' ';
