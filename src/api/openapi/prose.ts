@@ -99,11 +99,40 @@ export const READINGS: ReadonlyArray<{ question: string; other: string; choice: 
       'traditional proration only, reduction not applied on top (§2.3; vendors relaying the Department, 2026-07-23)',
   },
   {
+    question: 'Final-period proration: how the two limits are rounded',
+    other:
+      "the subsidized limit and the unsubsidized-only part prorated separately (Metro State's page: 1,833 + 2,333)",
+    choice:
+      'the combined limit and the subsidized limit each prorated directly (FSA Handbook ch. 5, example 8: 4,583 / 2,917); 2026-27.3',
+  },
+  {
+    question: 'Final-period proration: fraction or decimal',
+    other: 'a 2-decimal figure, rounded (0.67) or truncated (0.66), applied consistently (Handbook ch. 5 allows both)',
+    choice: "the exact fraction by default; a school's policy may choose either decimal (§10)",
+  },
+  {
+    question: 'Final-period proration: below-half-time terms',
+    other: 'their credits counted in the fraction',
+    choice:
+      'left out: they receive no loan, so only the credits of the terms that can be paid are used (Handbook ch. 5, example 5); 2026-27.3',
+  },
+  {
+    question: 'Final-period proration: credits that change after origination',
+    other: 're-prorate with the final credits',
+    choice:
+      'fixed at origination (`credits_enrolled`): no retroactive proration (Handbook ch. 5; 34 CFR 685.301(a)(5)(ii)); 2026-27.3',
+  },
+  {
+    question: 'What a payment closes',
+    other:
+      'the loan type that was paid (project-sor locks each loan type separately, a blank payment meaning "not entered")',
+    choice: 'the whole term: any prior disbursement > 0 closes it for every loan type, null counts as 0 (§6)',
+  },
+  {
     question: 'Single-term loan period',
     other: '— (see the row above: per-term formula on the full annual amount)',
     choice:
-      'project-sor V56 halves the annual amount first, citing an unpublished July 2026 focus group; this service ' +
-      "keeps FSA example 2 and Oracle SFP's reading until published guidance says otherwise",
+      "project-sor V56 halves the annual amount first, citing an unpublished July 2026 focus group; this service keeps FSA example 2 and Oracle SFP's reading until published guidance says otherwise",
   },
   {
     question: 'Proportional with one eligible term',
