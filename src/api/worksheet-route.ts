@@ -1,7 +1,7 @@
 /**
  * POST /v1/calculate/worksheet: one student, the same body and validation as POST /v1/calculate, answered with the
  * result and every step that made it (src/domain/trace.ts), in the format the Accept header asks for:
- *   application/json (also for no Accept or *\/*)  {rule_set, result, steps}
+ *   application/json (also for no Accept or *\/*)  {rule_set, policy, result, steps}
  *   text/html                                      the printable worksheet (src/api/worksheet/html.ts)
  *   application/pdf                                the same as a PDF (src/api/worksheet/pdf.ts), laid out on a worker
  *                                                  thread within a time budget (worksheet/pdf-pool.ts): 503
@@ -22,7 +22,7 @@ import { sendError, validationFailure } from './error-envelope.ts';
 import { readJsonObject } from './json-body.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 import { REQUEST_ID_HEADER } from './request-id.ts';
-import type { WorksheetDocument } from './worksheet/content.ts';
+import { type WorksheetDocument, wirePolicy } from './worksheet/content.ts';
 import { setWorksheetHeaders, setWorksheetHtmlHeaders } from './worksheet/headers.ts';
 import { renderWorksheetHtml } from './worksheet/html.ts';
 import { PDF_RETRY_AFTER_SECONDS, renderPdfOffThread } from './worksheet/pdf-pool.ts';
@@ -59,7 +59,12 @@ export function worksheetRouter(ctx: AppContext): Router {
       res.setHeader('Cache-Control', 'no-store');
       res.setHeader('Vary', 'Accept');
       if (format === 'application/json') {
-        const worksheet: WireWorksheet = { rule_set: RULE_SET_ID, result, steps };
+        const worksheet: WireWorksheet = {
+          rule_set: RULE_SET_ID,
+          policy: wirePolicy(parsed.value.policy),
+          result,
+          steps,
+        };
         res.setHeader('Content-Type', 'application/json; charset=utf-8');
         res.end(JSON.stringify(worksheet));
         return;

@@ -1,7 +1,8 @@
 /**
  * POST /v1/calculate/worksheet over a real HTTP server: JSON, HTML and PDF of FSA examples 1 and 4 (figures from
  * shared/spec/examples.json and rules.md), the PDF's text read back with pdf.js (unpdf), identical PDF bytes for the
- * same request once the clock is fixed, and the 406 / 415 / 422 / 405 answers in the documented envelope.
+ * same request once the clock is fixed, the school policy listed in all three, the security headers, bidirectional
+ * controls shown inert, and the 406 / 415 / 422 / 405 answers in the documented envelope.
  */
 import { getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import { WORKED_EXAMPLES } from '../../src/api/openapi/worked-examples.ts';
 import { mergeCsp } from '../../src/api/worksheet/headers.ts';
 import { pdfText } from '../../src/api/worksheet/pdf.ts';
 import { CITATIONS } from '../../src/domain/citations.ts';
+import { POLICY_OPTIONS } from '../../src/domain/policy.ts';
 import { RULE_SET_ID } from '../../src/domain/rule-set.ts';
 import { appError, errorEnvelope } from '../../src/errors.ts';
 import { WorksheetSchema } from '../../src/schema/worksheet.ts';
@@ -180,6 +182,56 @@ describe('application/pdf', () => {
   });
 });
 
+describe('school policy', () => {
+  /** FSA example 1 under the school policy `policy`. */
+  const withPolicy = (policy: Record<string, string>) => ({ ...(request('FSA-1') as object), policy });
+  const CHOSEN = { remainder_placement: 'last_term', grad_plus_gap: 'before_reduction' } as const;
+  /** What the worksheet must show for each option of the table: the chosen value, else the default (first). */
+  const expected = (chosen: Record<string, string>) =>
+    POLICY_OPTIONS.map((o) => ({
+      option: o.name,
+      value: chosen[o.name] ?? o.values[0],
+      isDefault: !(o.name in chosen),
+    }));
+
+  it('the JSON worksheet gives every option of the policy table with its value in force, next to rule_set', async () => {
+    const plain = WorksheetSchema.parse(JSON.parse((await post(request('FSA-1'))).bytes.toString('utf8')));
+    expect(Object.entries(plain.policy)).toEqual(expected({}).map((e) => [e.option, e.value]));
+    const res = await post(withPolicy(CHOSEN), { accept: 'application/json' });
+    expect(res.status).toBe(200);
+    const body = JSON.parse(res.bytes.toString('utf8')) as Record<string, unknown>;
+    expect(Object.keys(body)).toEqual(['rule_set', 'policy', 'result', 'steps']);
+    expect(Object.entries(WorksheetSchema.parse(body).policy)).toEqual(
+      expected(CHOSEN).map((e) => [e.option, e.value]),
+    );
+  });
+
+  it('the HTML worksheet lists every option, its value in force and whether it is the default', async () => {
+    const res = await post(withPolicy(CHOSEN), { accept: 'text/html' });
+    const html = res.bytes.toString('utf8');
+    expect(html).toContain('<h2>School policy</h2>');
+    for (const e of expected(CHOSEN)) {
+      const defaultValue = POLICY_OPTIONS.find((o) => o.name === e.option)!.values[0];
+      expect(html).toContain(
+        `<th scope="row">${e.option}</th><td data-field="policy.${e.option}">${e.value}</td>` +
+          `<td>${e.isDefault ? 'default' : `not the default (default: ${defaultValue})`}</td>`,
+      );
+    }
+    expect(html.match(/data-field="policy\./g)).toHaveLength(POLICY_OPTIONS.length);
+  });
+
+  it('the PDF worksheet lists every option, its value in force and whether it is the default', async () => {
+    const { text } = await pdfTextOf((await post(withPolicy(CHOSEN), { accept: 'application/pdf' })).bytes);
+    const letters = text.replace(/\s+/g, '');
+    expect(text).toContain('School policy');
+    for (const e of expected(CHOSEN)) {
+      const defaultValue = POLICY_OPTIONS.find((o) => o.name === e.option)!.values[0];
+      const shownDefault = e.isDefault ? 'default' : `notthedefault(default:${defaultValue})`;
+      expect(letters).toContain(`${e.option}${e.value}${shownDefault}`.replace(/\s+/g, ''));
+    }
+  });
+});
+
 describe('security headers', () => {
   it('every answer is nosniff; the HTML page forbids framing, scripts and referrers', async () => {
     for (const accept of ['application/json', 'text/html', 'application/pdf']) {
@@ -309,6 +361,7 @@ describe('OpenAPI', () => {
       ['citation', 'formula', 'id', 'inputs', 'output', 'section', 'title'].sort(),
     );
     expect(Object.keys(doc.components.schemas.Worksheet?.properties ?? {}).sort()).toEqual([
+      'policy',
       'result',
       'rule_set',
       'steps',

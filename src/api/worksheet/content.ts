@@ -1,8 +1,10 @@
 /**
- * What a worksheet shows, once, for both renderers (html.ts and pdf.ts): the student's inputs, the results table
+ * What a worksheet shows, once, for both renderers (html.ts and pdf.ts): the student's inputs, the school policy in
+ * force (every option of the policy table, src/domain/policy.ts), the results table
  * (both options side by side, adjustments), the explanations, the warnings and the steps, with the rule set, the
  * date and the request id. Values are plain text here; each renderer escapes or encodes them its own way.
  */
+import { POLICY_OPTIONS, type PolicyOptionName, type SchoolPolicy } from '../../domain/policy.ts';
 import type { TraceStep } from '../../domain/trace.ts';
 import type { CalculationInput, CalculationResult, TermResult } from '../../domain/types.ts';
 
@@ -62,6 +64,51 @@ export function studentRows(input: CalculationInput): [string, string][] {
     'academic_year_credits',
   ];
   return fields.map((f) => [f, formatValue(input[f])]);
+}
+
+/** One school-policy option as the worksheet lists it (rules.md §10). */
+export interface PolicyRow {
+  option: PolicyOptionName;
+  /** The value the calculation used. */
+  value: string;
+  /** The option's default (the service's reading). */
+  defaultValue: string;
+  isDefault: boolean;
+  /** What the option changes, in one sentence. */
+  summary: string;
+  section: string;
+  citation: string;
+}
+
+/** Every option of the policy table, in its order, with the value in force: derived, never listed by hand. */
+export function policyRows(policy: SchoolPolicy): PolicyRow[] {
+  return POLICY_OPTIONS.map((o) => ({
+    option: o.name,
+    value: policy[o.name],
+    defaultValue: o.values[0],
+    isDefault: policy[o.name] === o.values[0],
+    summary: o.summary,
+    section: o.section,
+    citation: o.citation,
+  }));
+}
+
+/** The JSON worksheet's `policy`: option → value in force, in the table's order. */
+export function wirePolicy(policy: SchoolPolicy): Record<PolicyOptionName, string> {
+  return Object.fromEntries(POLICY_OPTIONS.map((o) => [o.name, policy[o.name]])) as Record<PolicyOptionName, string>;
+}
+
+/** The school-policy table's columns: option, value in force, defaultText, what it changes (summary and source). */
+export const POLICY_HEADERS = ['Option', 'In force', 'Default', 'What it changes'] as const;
+
+/** What the policy table's last column says of an option: its summary, rules.md section and citation. */
+export function policyNote(row: PolicyRow): string {
+  return `${row.summary} (${row.section}; ${row.citation})`;
+}
+
+/** "default" or "not the default (default: exact)". */
+export function defaultText(row: PolicyRow): string {
+  return row.isDefault ? 'default' : `not the default (default: ${row.defaultValue})`;
 }
 
 export const TERM_INPUT_COLUMNS = [

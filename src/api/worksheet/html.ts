@@ -8,11 +8,15 @@ import {
   RESULT_COLUMNS,
   TERM_INPUT_COLUMNS,
   WORKSHEET_TITLE,
+  POLICY_HEADERS,
   adjustmentNotes,
+  defaultText,
   formatDate,
   formatValue,
   inputLines,
   outputLines,
+  policyNote,
+  policyRows,
   showBidiControls,
   studentRows,
   summaryRows,
@@ -46,6 +50,7 @@ th, td { border: 1px solid #bbb; padding: .25rem .4rem; text-align: left; vertic
 th { background: #f0f0f0; font-weight: 600; overflow-wrap: anywhere; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.total td { font-weight: 600; background: #fafafa; }
+tr.non-default td { font-weight: 600; }
 .scroll { overflow-x: auto; }
 ol.steps { padding-left: 1.5rem; }
 ol.steps li { margin: 0 0 .75rem; break-inside: avoid; page-break-inside: avoid; }
@@ -87,6 +92,22 @@ function termInputsTable(doc: WorksheetDocument): string {
     .map((r) => `<tr>${r.map((v, i) => cell(v, i > 0, null)).join('')}</tr>`)
     .join('');
   return `<div class="scroll"><table><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+/** The school policy in force: every option of the table, its value (data-field policy.<option>), default or not. */
+function policyTable(doc: WorksheetDocument): string {
+  const head = POLICY_HEADERS.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('');
+  const rows = policyRows(doc.input.policy)
+    .map(
+      (r) =>
+        `<tr${r.isDefault ? '' : ' class="non-default"'}><th scope="row">${escapeHtml(r.option)}</th>` +
+        cell(r.value, false, `policy.${r.option}`) +
+        cell(defaultText(r), false, null) +
+        cell(policyNote(r), false, null) +
+        '</tr>',
+    )
+    .join('');
+  return `<div class="scroll"><table class="policy"><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 function resultsTable(doc: WorksheetDocument): string {
@@ -148,6 +169,8 @@ export function renderWorksheetHtml(doc: WorksheetDocument): string {
     '<h2>Student</h2>' +
     keyValueTable('Student inputs', studentRows(doc.input), false) +
     termInputsTable(doc) +
+    '<h2>School policy</h2>' +
+    policyTable(doc) +
     '<h2>Results</h2>' +
     keyValueTable('Student results', summaryRows(doc.result), true) +
     resultsTable(doc) +

@@ -11,11 +11,15 @@ import {
   RESULT_COLUMNS,
   TERM_INPUT_COLUMNS,
   WORKSHEET_TITLE,
+  POLICY_HEADERS,
   adjustmentNotes,
+  defaultText,
   formatDate,
   formatValue,
   inputLines,
   outputLines,
+  policyNote,
+  policyRows,
   showBidiControls,
   studentRows,
   summaryRows,
@@ -176,6 +180,15 @@ function render(doc: Doc, w: WorksheetDocument): void {
     termWidths,
     TERM_INPUT_COLUMNS.map((c) => c.replace(/_/g, ' ')),
     termInputRows(w.input),
+    7,
+  );
+
+  heading(doc, 'School policy');
+  table(
+    doc,
+    [half * 0.2, half * 0.16, half * 0.18, half * 0.46],
+    POLICY_HEADERS,
+    policyRows(w.input.policy).map((r) => [r.option, r.value, defaultText(r), policyNote(r)]),
     7,
   );
 
