@@ -14,6 +14,7 @@
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { calculate } from '../src/domain/calculate.ts';
+import { POLICY_OPTIONS } from '../src/domain/policy.ts';
 import { calculateWithTrace } from '../src/domain/trace.ts';
 import type { CalculationInput } from '../src/domain/types.ts';
 import { parseCalculationRequest } from '../src/schema/request.ts';
@@ -123,6 +124,43 @@ scenarios.forEach(([name, scenario], k) => {
 if (sink === 0) console.log('(recorder never called)');
 
 type Run = (input: CalculationInput) => unknown;
+
+// rules.md §10: a request without `policy`, one with every option at its default (the same answer, issue 22's
+// "default path costs no more"), and one under a non-default policy, timed in alternating rounds.
+{
+  const defaults = Object.fromEntries(POLICY_OPTIONS.map((o) => [o.name, o.values[0]]));
+  const nonDefault = { remainder_placement: 'last_term', below_half_time_credits: 'excluded' };
+  const twoTerms = [term('Fall', 12, 6), term('Spring', 12, 9)];
+  const without = input(twoTerms, base);
+  const withDefaults = input(twoTerms, { ...base, policy: defaults });
+  const withPolicy = input(twoTerms, { ...base, policy: nonDefault });
+  const parseBody = (policy?: Record<string, string>) => () =>
+    parseCalculationRequest({
+      dependency_status: 'dependent',
+      grade_level: 'first_year',
+      subsidized_amount: 3500,
+      ...base,
+      ...(policy === undefined ? {} : { policy }),
+      terms: twoTerms,
+    });
+  console.log('\nschool policy (rules.md §10; CPU µs/call, best of rounds alternating):');
+  const [a, b, c] = timeAlternating(
+    [plain, plain, plain].map((run, k) => (_: CalculationInput) => run([without, withDefaults, withPolicy][k]!)),
+    () => without,
+  );
+  console.log(
+    `calculate   no policy ${a!.toFixed(2)} µs   every option at its default ${b!.toFixed(2)} µs ×${(b! / a!).toFixed(2)}` +
+      `   non-default ${c!.toFixed(2)} µs ×${(c! / a!).toFixed(2)}`,
+  );
+  const [pa, pb, pc] = timeAlternating(
+    [parseBody(), parseBody(defaults), parseBody(nonDefault)].map((run) => () => run()),
+    () => without,
+  );
+  console.log(
+    `parse+validate no policy ${pa!.toFixed(2)} µs   every option at its default ${pb!.toFixed(2)} µs ×${(pb! / pa!).toFixed(2)}` +
+      `   non-default ${pc!.toFixed(2)} µs ×${(pc! / pa!).toFixed(2)}`,
+  );
+}
 
 /** Best CPU µs per call of each run over the rounds, the runs alternating within every round. */
 function timeAlternating(runs: readonly Run[], scenario: () => CalculationInput): number[] {
