@@ -266,14 +266,23 @@ export function durationSeriesOf(route: string, method: string, status: number):
   return series;
 }
 
-function routeLabelOf(req: Request): string {
+/**
+ * The template of the Express route that answered `req` (`/v1/jobs/:id/result`, mount path included), or
+ * undefined when no route matched (a 404, a guard's refusal, a static file). Also the request log's path
+ * (src/api/http-log.ts).
+ */
+export function routeTemplateOf(req: Request): string | undefined {
   const matched = req.route as { path?: unknown } | undefined;
-  if (matched === undefined || typeof matched.path !== 'string') return 'unmatched';
+  if (matched === undefined || typeof matched.path !== 'string') return undefined;
   let byBase = routeLabels.get(matched);
   if (byBase === undefined) routeLabels.set(matched, (byBase = new Map()));
   let label = byBase.get(req.baseUrl);
   if (label === undefined) byBase.set(req.baseUrl, (label = `${req.baseUrl}${matched.path}`));
   return label;
+}
+
+function routeLabelOf(req: Request): string {
+  return routeTemplateOf(req) ?? 'unmatched';
 }
 
 /**

@@ -2,8 +2,8 @@
  * The HTTP side of errors: any thrown value becomes an AppError of the catalogue (src/errors.ts), answered with the
  * envelope that `errorEnvelope` builds — `{code, message}` or, for field validation,
  * `{code: 'validation_error', message, field_errors: [{field, message}]}`. Anything that is not an AppError becomes
- * a 500 `internal_error` whose wire message is fixed: no stack, no internal message, no request data. The original
- * error is attached to the response for the request log.
+ * a 500 `internal_error` whose wire message is fixed: no stack, no internal message, no request data. The AppError
+ * (the original error as its cause) is attached to the response for the request log.
  */
 import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler } from 'express';
@@ -51,8 +51,9 @@ export function toAppError(err: unknown): AppError {
 export function sendError(res: ServerResponse, err: unknown): void {
   const appErr = toAppError(err);
   if (appErr.status >= 500) {
-    // Read by the request log (http-log.ts): the log line carries the cause (stack included); the wire never does.
-    (res as ServerResponse & { err?: unknown }).err = appErr.cause instanceof Error ? appErr.cause : appErr;
+    // Read by the request log (http-log.ts): the log line carries the error's code, message and cause (stacks
+    // included); the wire never does.
+    (res as ServerResponse & { err?: unknown }).err = appErr;
   }
   if (res.headersSent) {
     res.destroy();
