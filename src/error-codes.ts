@@ -30,6 +30,8 @@ export const EXTENDED_ERROR_CODES = [
   'job_lost',
   /** 503: the job store has no room for this job's result (quota or Redis memory); try later. */
   'job_store_full',
+  /** 507: the disk where uploads are spooled (SPOOL_DIR) is full; try later. */
+  'insufficient_storage',
   /** 503: every bulk slot of this process is busy (BULK_MAX_CONCURRENT); retry after Retry-After seconds. */
   'service_busy',
   'listing_requires_auth', // 403: GET /v1/jobs with AUTH_MODE=off (job ids are then the only keys)

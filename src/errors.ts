@@ -62,6 +62,11 @@ export const ERRORS = {
     message:
       'The PDF worksheet was not ready within {seconds} seconds and was stopped; try again in {retryAfter} seconds, or ask for the worksheet as text/html or application/json.',
   },
+  INSUFFICIENT_STORAGE: {
+    code: 'insufficient_storage',
+    status: 507,
+    message: 'The service has no disk space left to receive this file. Try again later, or send a smaller file.',
+  },
   JOB_STORE_FULL: {
     code: 'job_store_full',
     status: 503,

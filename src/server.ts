@@ -12,13 +12,13 @@ import { createServiceLogger, exitOnFatalError } from './logger.ts';
 import type { ReadinessCheck } from './api/context.ts';
 import { redactText, serializeError } from './redact.ts';
 import { createRuntime } from './runtime.ts';
-import { ensureSpoolDir, removeOwnSpoolFiles, startSpoolSweeper, sweepSpool } from './jobs/spool.ts';
+import { ensureSpoolDir, JOB_FILE_STALE_MS, removeOwnSpoolFiles, startSpoolSweeper, sweepSpool } from './jobs/spool.ts';
 
 /** In-flight requests get this long after SIGTERM (Kubernetes' default grace period is 30 s). */
 export const SHUTDOWN_GRACE_MS = 25_000;
 
-/** How often orphaned upload spool files (of processes that are gone) are swept. */
-export const SPOOL_SWEEP_EVERY_MS = 10 * 60_000;
+/** How often orphaned spool files (src/jobs/spool.ts: no live owner, or a job file whose heartbeat stopped) are swept. */
+export const SPOOL_SWEEP_EVERY_MS = Math.min(10 * 60_000, JOB_FILE_STALE_MS);
 
 /**
  * Timeouts that fit the work: no fixed cut for a whole request (a bulk response still making progress may take
@@ -72,10 +72,14 @@ async function main(): Promise<void> {
 
   let shuttingDown = false;
   await ensureSpoolDir(config.SPOOL_DIR);
-  const swept = await sweepSpool(config.SPOOL_DIR, { startup: true });
+  const swept = await sweepSpool(config.SPOOL_DIR);
+  // Uploads of requests and of jobs alike (src/jobs/spool.ts names their owners).
   if (swept > 0) logger.info({ spoolDir: config.SPOOL_DIR, removed: swept }, 'removed orphaned upload spool files');
-  const sweeper = startSpoolSweeper(config.SPOOL_DIR, SPOOL_SWEEP_EVERY_MS, (err) =>
-    logger.warn({ err }, 'could not sweep the upload spool'),
+  const sweeper = startSpoolSweeper(
+    config.SPOOL_DIR,
+    SPOOL_SWEEP_EVERY_MS,
+    (err) => logger.warn({ err }, 'could not sweep the upload spool'),
+    (removed) => logger.info({ spoolDir: config.SPOOL_DIR, removed }, 'removed orphaned upload spool files'),
   );
   const runtime = await createRuntime(config, logger);
   const accepting: ReadinessCheck = {

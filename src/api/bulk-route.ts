@@ -35,6 +35,7 @@ import { PIPELINE_READ_BYTES, runBulk, type BulkFormat } from '../bulk/pipeline.
 import { BUSY_RETRY_AFTER_SECONDS, BulkAdmission } from './bulk-admission.ts';
 import { negotiateUpload, receiveUpload, rejectUpload, type Upload, type UploadLimits } from './upload.ts';
 import { chargeStudents } from './rate-limit.ts';
+import { diskFullAsAppError } from '../jobs/spool.ts';
 import { acceptsGzip, gzipInto, setEncodingHeaders } from './response-encoding.ts';
 import type { Gzip } from 'node:zlib';
 import { serveBulkTemplate, TEMPLATE_PATH } from './bulk-template.ts';
@@ -138,7 +139,7 @@ export function bulkRouter(ctx: AppContext): Router {
         res.destroy();
       } else {
         if (res.headersSent) log.error({ err }, 'bulk: failed after the response started; the response is cut short');
-        await rejectUpload(req, res, err, limits);
+        await rejectUpload(req, res, diskFullAsAppError(err), limits); // a full spool disk: 507
       }
     } finally {
       leave?.();

@@ -16,8 +16,6 @@
 import { ownedJob } from '../jobs/ownership.ts';
 import { callerOf } from './auth.ts';
 import { chargeStudents } from './rate-limit.ts';
-import { rename } from 'node:fs/promises';
-import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Router } from 'express';
@@ -26,6 +24,7 @@ import { AppError, appError } from '../errors.ts';
 import type { AsyncJobs } from '../jobs/async-jobs.ts';
 import type { JobRecord, ResultFormat } from '../jobs/job-store.ts';
 import { UploadDigest } from '../jobs/upload-digest.ts';
+import { adoptSpoolFile, diskFullAsAppError } from '../jobs/spool.ts';
 import { dialectKey, isDefaultDialect } from '../bulk/csv-dialect.ts';
 import { resultBytes } from './response-encoding.ts';
 import {
@@ -125,9 +124,8 @@ export function jobsRouter(
       const digest = new UploadDigest(isDefaultDialect(dialect) ? format : `${format}\n${dialectKey(dialect)}`);
       upload = await receiveUpload(req, kind, limits, digest, { dialect, gzip });
       await chargeStudents(res, upload.scan.students);
-      // The job owns its file from here on: move it out of the upload names the spool sweep removes.
-      const jobPath = join(limits.spoolDir, `job-${randomUUID()}.csv`);
-      await rename(upload.path, jobPath);
+      // The job owns its file from here on: a job file of this process (src/jobs/spool.ts), kept alive by its heartbeat.
+      const jobPath = await adoptSpoolFile(upload.path);
       const read = upload.dialect ?? dialect; // a multipart part may declare its charset
       const dialectFacts = isDefaultDialect(read) ? {} : { students: upload.scan.students, dialect: read };
       const spooled = { path: jobPath, ...digest.finish(), ...dialectFacts, nonContiguous: upload.scan.nonContiguous };
@@ -141,7 +139,9 @@ export function jobsRouter(
       res.json({ id: view.id, status: view.status, status_url: view.status_url, result_url: view.result_url });
     } catch (err) {
       await upload?.remove();
-      await rejectUpload(req, res, err instanceof UploadAbortedError ? err : storeUnavailable(err), limits);
+      // A full spool disk is 507 insufficient_storage; the job store failing is 503.
+      const answer = err instanceof UploadAbortedError ? err : storeUnavailable(diskFullAsAppError(err));
+      await rejectUpload(req, res, answer, limits);
     }
   });
   router.all(JOBS_PATH, methodNotAllowed('GET', 'POST'));

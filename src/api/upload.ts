@@ -31,7 +31,14 @@ import type { Request, Response } from 'express';
 import { AppError, appError } from '../errors.ts';
 import type { BulkFormat } from '../bulk/chunk-payload.ts';
 import { Prescan, type PrescanResult } from '../bulk/prescan.ts';
-import { createSpoolFile, ensureSpoolDir, removeSpoolFile, type SpoolFile } from '../jobs/spool.ts';
+import {
+  createSpoolFile,
+  diskFullAsAppError,
+  ensureSpoolDir,
+  isDiskFull,
+  removeSpoolFile,
+  type SpoolFile,
+} from '../jobs/spool.ts';
 import { sendError } from './error-envelope.ts';
 
 /** Allowance for multipart framing (boundaries, part headers, small fields) over BULK_MAX_BYTES. */
@@ -297,6 +304,7 @@ export async function receiveUpload(
     await file.handle.close().catch(() => undefined);
     await remove();
     if (err instanceof AppError) throw err;
+    if (isDiskFull(err)) throw diskFullAsAppError(err); // the spool's disk, not the client: 507
     if (req.destroyed || (err as { code?: unknown }).code === 'ECONNRESET') throw new UploadAbortedError(err);
     throw err;
   }

@@ -6,8 +6,9 @@
  *
  * Lifecycle: queued (spooled, waiting for a slot; students being counted) → running → completed | failed.
  * At most MAX_CONCURRENT_JOBS jobs run at once per API process; others wait in FIFO order.
- * The process running a job renews a lease on it; if the process dies, the job reads as failed (never "running"
- * forever) and the client resubmits. The job and its result expire JOB_TTL_SECONDS after the job finished.
+ * The process running a job renews a lease on it, and touches the job's spool file as it does (the heartbeat the
+ * spool sweep reads, src/jobs/spool.ts); if the process dies, the job reads as failed (never "running" forever),
+ * its spool file is swept, and the client resubmits. The job and its result expire JOB_TTL_SECONDS after the job finished.
  *
  * The upload is read once before the job is created (sha256, size and student count in one pass, see
  * src/jobs/upload-digest.ts), then once by the pipeline. The result is gzip-compressed on its way to the store,
@@ -20,7 +21,6 @@
  * stop: the run's signal aborts) and removes its result, the job then reads failed with code job_cancelled.
  */
 import { createReadStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { Logger } from 'pino';
@@ -40,6 +40,7 @@ import { reservationFor } from './result-quota.ts';
 import type { StoreHeadroom } from './result-quota.ts';
 import { metrics } from '../metrics.ts';
 import { ResultSink } from './result-sink.ts';
+import { diskFullAsAppError, removeSpoolFile, touchSpoolFile } from './spool.ts';
 import type { JobError, JobPatch, JobRecord, JobStore, ResultFormat } from './job-store.ts';
 
 /** The abort reason of a job cancelled by DELETE /v1/jobs/{id}. */
@@ -87,7 +88,10 @@ export interface SpooledUpload {
 /** Maps any error of a bulk run to the job's error object (the v1 envelope shape). */
 export type ErrorMapper = (err: unknown) => JobError;
 
-const defaultErrorMapper: ErrorMapper = (err) => errorEnvelope(err instanceof AppError ? err : AppError.internal(err));
+const defaultErrorMapper: ErrorMapper = (err) => {
+  const mapped = diskFullAsAppError(err); // a full disk says so (insufficient_storage); the rest is internal
+  return errorEnvelope(mapped instanceof AppError ? mapped : AppError.internal(mapped));
+};
 
 interface Pending {
   record: JobRecord;
@@ -104,7 +108,7 @@ export class AsyncJobs {
   readonly #runBulk: RunBulkFn;
   readonly #mapError: ErrorMapper;
   readonly #waiting: Pending[] = [];
-  readonly #running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  readonly #running = new Map<string, { abort: AbortController; done: Promise<void>; path: string }>();
   /** Jobs this process owns (waiting or running): their leases are renewed. */
   readonly #owned = new Set<string>();
   readonly #leaseTimer: NodeJS.Timeout;
@@ -127,7 +131,7 @@ export class AsyncJobs {
   }
 
   async discard(upload: SpooledUpload): Promise<void> {
-    await rm(upload.path, { force: true });
+    await removeSpoolFile(upload.path);
   }
 
   /**
@@ -217,6 +221,7 @@ export class AsyncJobs {
   #renewLeases(): void {
     const lease_until = Date.now() + LEASE_MS;
     for (const id of this.#owned) void this.#update(id, { lease_until });
+    for (const { path } of [...this.#waiting, ...this.#running.values()]) void touchSpoolFile(path);
   }
 
   #pump(): void {
@@ -228,7 +233,7 @@ export class AsyncJobs {
         this.#owned.delete(next.record.id);
         this.#pump();
       });
-      this.#running.set(next.record.id, { abort, done });
+      this.#running.set(next.record.id, { abort, done, path: next.path });
     }
   }
 
@@ -236,7 +241,7 @@ export class AsyncJobs {
     const id = record.id;
     const log = this.#logger.child({ jobId: id });
     if (await this.#cancelledElsewhere(id)) {
-      await rm(path, { force: true }).catch(() => undefined);
+      await removeSpoolFile(path).catch(() => undefined);
       log.info('async job cancelled before it started');
       return;
     }
@@ -319,7 +324,7 @@ export class AsyncJobs {
       await this.#markFailed(id, error);
       metrics.jobTransitions.inc({ status: 'failed' });
     } finally {
-      await rm(path, { force: true }).catch(() => undefined);
+      await removeSpoolFile(path).catch(() => undefined);
     }
   }
 
@@ -342,7 +347,7 @@ export class AsyncJobs {
     if (waiting >= 0) {
       const [p] = this.#waiting.splice(waiting, 1);
       this.#owned.delete(id);
-      if (p) await rm(p.path, { force: true }).catch(() => undefined);
+      if (p) await removeSpoolFile(p.path).catch(() => undefined);
     }
     const running = this.#running.get(id);
     if (running) {
@@ -363,7 +368,7 @@ export class AsyncJobs {
     this.#closed = true;
     for (const p of this.#waiting.splice(0)) {
       await this.#markFailed(p.record.id, entryEnvelope('JOB_SHUTDOWN_BEFORE_START'));
-      await rm(p.path, { force: true }).catch(() => undefined);
+      await removeSpoolFile(p.path).catch(() => undefined);
     }
     const running = [...this.#running.values()];
     if (drainMs > 0 && running.length > 0) {

@@ -68,6 +68,7 @@ describe('the catalogue', () => {
       job_not_ready: [409],
       job_lost: [410],
       job_store_full: [503],
+      insufficient_storage: [507],
       service_busy: [503],
       expired_token: [403],
       revoked_token: [403],
