@@ -112,6 +112,22 @@ const EnvSchema = z.object({
   SPOOL_DIR: z.string().trim().min(1).default(join(tmpdir(), 'sor-spool')),
   /** Bulk requests computing at once per process; beyond it 503 service_busy with Retry-After (README, Uploads). */
   BULK_MAX_CONCURRENT: int(1, 256).default(4),
+  /**
+   * The small-file lane: up to BULK_SMALL_MAX_CONCURRENT more bulk files at once, for files of at most
+   * BULK_SMALL_FILE_ROWS data rows only, so large files holding every slot never starve small ones (0: no lane).
+   */
+  BULK_SMALL_MAX_CONCURRENT: int(0, 256).default(4),
+  BULK_SMALL_FILE_ROWS: int(1, 10_000_000).default(2000),
+  /** A bulk response whose client accepts none of its bytes for this long is aborted and its slot freed. */
+  BULK_STALL_TIMEOUT_MS: int(100, 3_600_000).default(30_000),
+  /** Uploads (bulk and jobs) being received into the spool at once per process; beyond it 503 service_busy. */
+  UPLOAD_MAX_SPOOLING: int(1, 65_536).default(32),
+  /**
+   * An upload body must arrive at UPLOAD_MIN_BYTES_PER_SEC or faster, counted over each UPLOAD_RATE_WINDOW_MS
+   * from its start (the first window is its grace period); slower, it is answered 408 and closed (0: no minimum).
+   */
+  UPLOAD_MIN_BYTES_PER_SEC: int(0, 1024 * MiB).default(1024),
+  UPLOAD_RATE_WINDOW_MS: int(100, 3_600_000).default(10_000),
   /** After an early 400/413/415, at most this many more body bytes are read (so the client reads the answer). */
   BULK_DRAIN_MAX_BYTES: int(0, 64 * 1024 * MiB).default(64 * MiB),
   /** A connection with no bytes moving either way for this long is closed (replaces a fixed request timeout). */

@@ -50,6 +50,17 @@ export const ERRORS = {
     message:
       'The service is computing {limit} bulk files already; send this file again in {retryAfter} seconds (or submit it to POST /v1/jobs, which queues it).',
   },
+  UPLOADS_BUSY: {
+    code: 'service_busy',
+    status: 503,
+    message: 'The service is receiving {limit} uploads already; send this file again in {retryAfter} seconds.',
+  },
+  UPLOAD_TOO_SLOW: {
+    code: 'request_timeout',
+    status: 408,
+    message:
+      'The upload arrived at fewer than {minRate} bytes per second over {seconds} seconds and was stopped; send it again over a faster connection.',
+  },
   WORKSHEET_PDF_BUSY: {
     code: 'service_busy',
     status: 503,

@@ -16,6 +16,10 @@
  * 400); small text fields are ignored. A body that is not valid multipart (no or bad boundary, truncated, bad part
  * headers, no file part) is a 400, never a 5xx.
  *
+ * Slow and many uploads: at most UPLOAD_MAX_SPOOLING bodies are received into the spool at once (one more is a 503
+ * service_busy with Retry-After, src/api/bulk-admission.ts), and a body must keep arriving at
+ * UPLOAD_MIN_BYTES_PER_SEC, also while it is drained after an early refusal (src/api/upload-rate.ts: 408, closed).
+ *
  * gzip: the body is decompressed as it arrives (backpressure kept), and what the limits and the spool see are the
  * decompressed bytes: a small body that expands past BULK_MAX_BYTES is refused (413) as soon as it does.
  */
@@ -40,6 +44,8 @@ import {
   type SpoolFile,
 } from '../jobs/spool.ts';
 import { sendError } from './error-envelope.ts';
+import { BUSY_RETRY_AFTER_SECONDS, type SpoolingGate } from './bulk-admission.ts';
+import { answerWhenTooSlow, guardBodyRate, type MinBodyRate } from './upload-rate.ts';
 
 /** Allowance for multipart framing (boundaries, part headers, small fields) over BULK_MAX_BYTES. */
 export const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
@@ -77,6 +83,10 @@ export interface UploadLimits {
   /** BULK_MAX_ROW_CHARS and BULK_MAX_CELL_CHARS: the prescan reads as the pipeline does. */
   maxRowChars?: number;
   maxCellChars?: number;
+  /** UPLOAD_MAX_SPOOLING, shared by every door of the process; none: no cap. */
+  spooling?: SpoolingGate;
+  /** UPLOAD_MIN_BYTES_PER_SEC over UPLOAD_RATE_WINDOW_MS; none: no minimum. */
+  minRate?: MinBodyRate;
 }
 
 export interface UploadRequest {
@@ -136,6 +146,12 @@ const received = new WeakMap<IncomingMessage, number>();
 
 function count(req: IncomingMessage, bytes: number): void {
   received.set(req, (received.get(req) ?? 0) + bytes);
+}
+
+/** Guards the rate of an upload's body (src/api/upload-rate.ts) from its first read to its end. */
+function guardRate(req: IncomingMessage, limits: Pick<UploadLimits, 'minRate'>): void {
+  const res = (req as IncomingMessage & { res?: Response }).res; // Express links the response
+  guardBodyRate(req, res, limits.minRate, () => received.get(req) ?? 0);
 }
 
 function malformed(detail: string): AppError {
@@ -274,8 +290,10 @@ async function receiveMultipart(
 
 /**
  * Receives the body into a new spool file, checking it on the way. Resolves once the whole body is in with the
- * upload and its prescan (whose `problem` the caller answers); `observer` sees every stored byte. Rejects with an AppError (malformed multipart,
- * size) or UploadAbortedError, the spool file already removed. On rejection, pass the error to rejectUpload.
+ * upload and its prescan (whose `problem` the caller answers); `observer` sees every stored byte. Rejects with an
+ * AppError (malformed multipart, size, UPLOAD_MAX_SPOOLING reached) or UploadAbortedError (also when the body was
+ * too slow and has been answered 408), the spool file already removed. On rejection, pass the error to
+ * rejectUpload.
  */
 export async function receiveUpload(
   req: IncomingMessage,
@@ -283,6 +301,22 @@ export async function receiveUpload(
   limits: UploadLimits,
   observer?: UploadObserver,
   body: { dialect?: CsvDialect; gzip?: boolean } = {},
+): Promise<Upload> {
+  guardRate(req, limits);
+  const leave = limits.spooling?.enter(); // throws the 503 when too many uploads are spooling
+  try {
+    return await spoolUpload(req, kind, limits, observer, body);
+  } finally {
+    leave?.();
+  }
+}
+
+async function spoolUpload(
+  req: IncomingMessage,
+  kind: BodyKind,
+  limits: UploadLimits,
+  observer: UploadObserver | undefined,
+  body: { dialect?: CsvDialect; gzip?: boolean },
 ): Promise<Upload> {
   await ensureSpoolDir(limits.spoolDir);
   const file = await createSpoolFile(limits.spoolDir);
@@ -325,7 +359,7 @@ export async function rejectUpload(
   req: IncomingMessage,
   res: Response,
   err: unknown,
-  limits: Pick<UploadLimits, 'maxBytes' | 'drainMaxBytes'>,
+  limits: Pick<UploadLimits, 'maxBytes' | 'drainMaxBytes' | 'minRate'>,
 ): Promise<void> {
   if (err instanceof UploadAbortedError) {
     res.destroy(); // the client is gone: nothing to answer
@@ -335,6 +369,12 @@ export async function rejectUpload(
     sendError(res, err); // destroys a started response: the client sees an incomplete transfer
     return;
   }
+  if (err instanceof AppError && err.entry === 'UPLOADS_BUSY') {
+    res.setHeader('Retry-After', String(BUSY_RETRY_AFTER_SECONDS));
+  }
+  // A body drained too slowly is cut off with this answer rather than the 408.
+  guardRate(req, limits);
+  answerWhenTooSlow(req, err);
   const bound = limits.maxBytes + MULTIPART_OVERHEAD_BYTES + limits.drainMaxBytes;
   const complete = await drainBody(req, bound, received.get(req) ?? 0, (bytes) => count(req, bytes));
   if (req.destroyed && !req.readableEnded) {
