@@ -52,6 +52,30 @@ describe('loadConfig', () => {
     expect(message).not.toContain('\n');
   });
 
+  it('has the defaults of the slot, stall and upload-rate limits, and refuses what would turn them off wrongly', () => {
+    expect(loadConfig({})).toMatchObject({
+      BULK_MAX_CONCURRENT: 4,
+      BULK_SMALL_MAX_CONCURRENT: 4,
+      BULK_SMALL_FILE_ROWS: 2000,
+      BULK_STALL_TIMEOUT_MS: 30_000,
+      UPLOAD_MAX_SPOOLING: 32,
+      UPLOAD_MIN_BYTES_PER_SEC: 1024,
+      UPLOAD_RATE_WINDOW_MS: 10_000,
+    });
+    expect(loadConfig({ BULK_SMALL_MAX_CONCURRENT: '0', UPLOAD_MIN_BYTES_PER_SEC: '0' })).toMatchObject({
+      BULK_SMALL_MAX_CONCURRENT: 0,
+      UPLOAD_MIN_BYTES_PER_SEC: 0,
+    });
+    for (const [name, value] of [
+      ['BULK_STALL_TIMEOUT_MS', '0'],
+      ['UPLOAD_MAX_SPOOLING', '0'],
+      ['UPLOAD_RATE_WINDOW_MS', '10'],
+      ['UPLOAD_MIN_BYTES_PER_SEC', '-1'],
+    ] as const) {
+      expect(() => loadConfig({ [name]: value }), name).toThrow(new RegExp(`^Invalid configuration: ${name} `));
+    }
+  });
+
   it('gives the queue worker its stalled-job tuning from the same config', () => {
     expect(workerTuning(loadConfig({}))).toEqual({
       lockDurationMs: 10_000,
