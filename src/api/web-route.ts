@@ -9,7 +9,8 @@
  *                                  redirect to it
  *
  * Every document is sent with a Content-Security-Policy allowing only this origin (Swagger UI also needs inline
- * style attributes and data: images). The files are found in dist/web beside the running code: from the
+ * style attributes and data: images) and no framing (frame-ancestors 'none', X-Frame-Options DENY), nosniff and
+ * Referrer-Policy no-referrer; the static files with nosniff. The files are found in dist/web beside the running code: from the
  * sources (src/api → ../../dist/web) or from the build (dist/src/api → ../../web). When they are not built, the
  * page's paths answer 503 with a message saying so (the API itself does not need them).
  */
@@ -62,6 +63,8 @@ function sendDocument(res: Response, html: string | undefined, csp: string): voi
   res.setHeader('Content-Security-Policy', csp);
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Referrer-Policy', 'no-referrer');
+  // The policy's frame-ancestors 'none', for browsers that only know the older header.
+  res.setHeader('X-Frame-Options', 'DENY');
   res.end(html);
 }
 

@@ -104,7 +104,20 @@ describe('/admin/queues through the real server', () => {
     expect(list.status).toBe(200);
     expect(JSON.stringify(await list.json())).toContain(QUEUE_NAME);
     const basic = `Basic ${Buffer.from(`anyone:${TOKEN}`).toString('base64')}`;
-    expect((await fetch(`${base}/admin/queues`, { headers: { Authorization: basic } })).status).toBe(200);
+    const page = await fetch(`${base}/admin/queues`, { headers: { Authorization: basic } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    // The page and the API it calls: no framing, no sniffing, no referrer.
+    for (const res of [page, list]) {
+      expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    }
+    // Routing is case-sensitive (src/api/routing.ts): another spelling of the path is not the dashboard.
+    for (const path of ['/ADMIN/queues', '/admin/Queues', '/ADMIN/QUEUES/api/queues']) {
+      expect((await fetch(`${base}${path}`, { headers: auth })).status, path).toBe(404);
+    }
     expect(await tryChanges(base, auth)).toEqual([405, 405, 405]);
     await expectUnchanged();
     expect(api.output()).not.toContain(TOKEN);
