@@ -121,6 +121,23 @@ export interface JobStore {
 /** The message a job gets when the process that ran it stopped before finishing. */
 export const ABANDONED_ERROR: JobError = entryEnvelope('JOB_ABANDONED');
 
+/**
+ * Wire codes of failures that are the service's doing, not the file's (the process running the job died or shut
+ * down, an internal fault, no room to store the result or the upload): a job that failed with one of them does not
+ * hold its Idempotency-Key, so resubmitting with the same key makes a new job, as its message asks. A job that
+ * failed because of its file, or was cancelled, keeps the key until it expires.
+ */
+const SERVICE_FAILURE_CODES: ReadonlySet<string> = new Set([
+  'internal_error',
+  'job_store_full',
+  'insufficient_storage',
+]);
+
+/** True unless the job (lease applied) failed for the service's reasons: then a resubmission makes a new job. */
+export function holdsIdempotencyKey(record: JobRecord): boolean {
+  return !(record.status === 'failed' && record.error !== null && SERVICE_FAILURE_CODES.has(record.error.code));
+}
+
 /** Applies the lease rule: an unfinished job without a live owner is reported as failed. */
 export function withLease(record: JobRecord, now = Date.now()): JobRecord {
   if ((record.status === 'queued' || record.status === 'running') && record.lease_until < now) {
@@ -190,14 +207,16 @@ export class MemoryJobStore implements JobStore {
     if (idempotencyKey !== undefined) {
       const seen = this.#idempotency.get(idempotencyKey);
       const existing = seen && seen.expiresAt > Date.now() ? this.#entry(seen.id) : undefined;
-      if (existing) return { record: withLease(existing.record), created: false };
+      if (existing && holdsIdempotencyKey(withLease(existing.record))) {
+        return { record: withLease(existing.record), created: false };
+      }
     }
     await this.results.reserve(record.id, reserveBytes);
     // Between the check above and here another submission may have taken the key: it wins, this one yields.
     if (idempotencyKey !== undefined) {
       const seen = this.#idempotency.get(idempotencyKey);
       const existing = seen && seen.expiresAt > Date.now() ? this.#entry(seen.id) : undefined;
-      if (existing) {
+      if (existing && holdsIdempotencyKey(withLease(existing.record))) {
         await this.results.remove(record.id);
         return { record: withLease(existing.record), created: false };
       }

@@ -21,7 +21,7 @@ import { gunzipSegments } from './gunzip-segments.ts';
 import { missingJobError } from './job-id.ts';
 import { storeFullError } from './result-quota.ts';
 import type { StoreHeadroom } from './result-quota.ts';
-import { JOB_STATUSES, withLease } from './job-store.ts';
+import { holdsIdempotencyKey, JOB_STATUSES, withLease } from './job-store.ts';
 import type { CreateOutcome, JobListQuery, JobPatch, JobRecord, JobStatus, JobStore } from './job-store.ts';
 
 /** Part of Redis maxmemory never handed to job results (the queue and job records need it). */
@@ -73,6 +73,12 @@ if used + tonumber(ARGV[4]) > tonumber(ARGV[3]) then return {used} end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return false
+`;
+
+/** Deletes the idempotency key KEYS[1] if it still names job ARGV[1] (a released key another submission may take). */
+const RELEASE_KEY_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
 `;
 
 /** The ledger's total (pruned). */
@@ -186,9 +192,10 @@ export class RedisJobStore implements JobStore {
     }
     if (outcome && outcome !== record.id) {
       const found = await this.#read(outcome);
-      if (found) return { record: found, created: false };
-      // The key outlived its job (both expire together, so only by a hair): start afresh.
-      await this.#redis.del(idemKey);
+      if (found && holdsIdempotencyKey(found)) return { record: found, created: false };
+      // The job failed for the service's reasons (it releases its key), or the key outlived its job (both expire
+      // together, so only by a hair): start afresh, unless another submission took the key meanwhile.
+      await this.#redis.eval(RELEASE_KEY_SCRIPT, 1, idemKey, outcome);
       return this.create(record, idempotencyKey, reserveBytes);
     }
     if (reserveBytes > 0) this.#written.set(record.id, 0);

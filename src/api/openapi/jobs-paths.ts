@@ -94,7 +94,10 @@ export function jobsOpenApiPaths(options: {
           'default, or application/x-ndjson). With an `Idempotency-Key` header, repeating a submission returns ' +
           'the existing job (header `Idempotent-Replayed: true`). The key is scoped to the upload: an ' +
           'Idempotency-Key plus the sha256 of the file and the result format, so the same key with another file ' +
-          `creates another job and a key alone never blocks another caller's file. ${storage} A job and its ` +
+          `creates another job and a key alone never blocks another caller's file. A job that failed for the ` +
+          "service's reasons (its instance stopped or shut down, an internal error, no room: codes internal_error, " +
+          'job_store_full, insufficient_storage) releases its key: the same submission then creates a new job. ' +
+          `${storage} A job and its ` +
           `result expire ${options.ttlSeconds} s after the job finished; a failed job's partial result is deleted at once.` +
           UPLOAD_ENCODING_NOTE,
         requestParams: {
@@ -154,6 +157,9 @@ export function jobsOpenApiPaths(options: {
               store_full: entryEnvelope('JOB_STORE_FULL', { where: 'Redis maxmemory', neededMiB: 120, freeMiB: 40 }),
             },
           ),
+          '507': extendedError('The disk where uploads are spooled is full (code insufficient_storage): try later.', {
+            disk_full: entryEnvelope('INSUFFICIENT_STORAGE'),
+          }),
         },
       },
     },
