@@ -4,13 +4,27 @@
  * `processChunkPayload` wherever the chunk runs. Runners treat it as opaque.
  *
  *   {"v":1,"f":"csv","h":[header cells],"s":[student, ...]}
+ *   {"v":2,"f":"csv","p":{option:value, ...},"h":[...],"s":[...]}   (a file under a school policy)
  *   student = {"l":[line, ...], "c":[row, ...], "e":[row error | null, ...]?, "x":{"f":field,"m":message}?}
  *   row = "raw line" (a record without quotes: its cells are the line split on commas) | ["cell", ...]
  *
  * `l` are the physical line numbers of the student's rows, `e` the per-row structural errors found while reading
  * (a broken record), `x` a student-level error found while grouping (rows not contiguous, too many rows, row
  * limit), which makes every row of the student an error row.
+ *
+ * `p` is the file's school policy (rules.md §10): the deployment default with the file's `policy.<option>` query
+ * parameters over it, resolved where the file came in, so a queue worker computes under the policy of the API that
+ * took the file whatever its own SOR_POLICY says. It is part of the payload's bytes, so the queue's MAC covers it.
+ * Only a non-default policy is written, and it makes the payload version 2: a worker that predates policies
+ * refuses the chunk as malformed instead of computing it under the default.
  */
+import {
+  DEFAULT_POLICY,
+  isDefaultPolicy,
+  parsePolicyItems,
+  resolvePolicy,
+  type SchoolPolicy,
+} from '../domain/policy.ts';
 
 export type BulkFormat = 'csv' | 'ndjson';
 
@@ -35,8 +49,10 @@ export interface PayloadStudent {
 }
 
 export interface ChunkPayload {
-  v: 1;
+  v: 1 | 2;
   f: BulkFormat;
+  /** The file's school policy, every option (version 2 only; absent: DEFAULT_POLICY). */
+  p?: SchoolPolicy;
   h: string[];
   s: PayloadStudent[];
 }
@@ -72,8 +88,11 @@ export class ChunkBuilder {
   /** Approximate characters of cell text in the chunk being built. */
   chars = 0;
 
-  constructor(format: BulkFormat, header: readonly string[]) {
-    this.prefix = Buffer.from(`{"v":1,"f":${JSON.stringify(format)},"h":${JSON.stringify(header)},"s":[`, 'utf8');
+  constructor(format: BulkFormat, header: readonly string[], policy: SchoolPolicy = DEFAULT_POLICY) {
+    const head = isDefaultPolicy(policy)
+      ? `{"v":1,"f":${JSON.stringify(format)}`
+      : `{"v":2,"f":${JSON.stringify(format)},"p":${JSON.stringify(policy)}`;
+    this.prefix = Buffer.from(`${head},"h":${JSON.stringify(header)},"s":[`, 'utf8');
   }
 
   add(student: EncodedStudent, chars: number): void {
@@ -163,19 +182,46 @@ function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((v) => typeof v === 'string');
 }
 
+const policyCache = new Map<string, SchoolPolicy>();
+
+/**
+ * The policy of a version-2 payload: an object of policy options and values (checked against the one table), as
+ * one resolved SchoolPolicy object per distinct policy, so every chunk of a file shares it (the domain caches its
+ * readings per policy object).
+ */
+function payloadPolicy(value: unknown): SchoolPolicy {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw malformedPayload();
+  const items = Object.entries(value as Record<string, unknown>).map(([k, v]) =>
+    typeof v === 'string' ? `${k}=${v}` : '',
+  );
+  if (items.includes('')) throw malformedPayload();
+  const key = items.join(',');
+  let policy = policyCache.get(key);
+  if (policy === undefined) {
+    const parsed = parsePolicyItems(items);
+    if (!parsed.ok) throw malformedPayload();
+    policy = resolvePolicy(parsed.choices);
+    if (policyCache.size >= 64) policyCache.clear();
+    policyCache.set(key, policy);
+  }
+  return policy;
+}
+
 /** Parses and checks a payload string; throws on anything malformed (a runner then turns it into error rows). */
 export function decodePayload(payload: string): ChunkPayload {
   const p = JSON.parse(payload) as Partial<ChunkPayload> | null;
   if (
     p === null ||
     typeof p !== 'object' ||
-    p.v !== 1 ||
+    (p.v !== 1 && p.v !== 2) ||
     (p.f !== 'csv' && p.f !== 'ndjson') ||
     !isStringArray(p.h) ||
     !Array.isArray(p.s)
   ) {
     throw malformedPayload();
   }
+  if (p.v === 2) p.p = payloadPolicy(p.p);
+  else if (p.p !== undefined) throw malformedPayload();
   for (const s of p.s as unknown[]) {
     const st = s as Partial<PayloadStudent> | null;
     if (

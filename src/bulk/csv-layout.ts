@@ -13,7 +13,11 @@
  *  - subsidized_amount: no column or an empty cell leaves it out of the request (0, with the rules.md §7 warning
  *    that no subsidized eligibility was assumed); "0" is an explicit 0.
  *  - award_year: the award year's id as text ("2026-27"); empty = the request default (the one in force today).
- *  - academic_year_terms: a decimal number ("3", "3.0"); the schema then requires a whole number from 2 to 4.
+ *  - academic_year_terms, academic_year_months: a decimal number ("3", "3.0"); the schema then requires a whole
+ *    number (2 to 4 terms; 9 to 12 months).
+ *  - health_professions_program: the program's name as the JSON field takes it ("dentistry"); empty = none.
+ *  - The school policy is not a column: one policy per file (rules.md §10), given by the caller
+ *    (`policy.<option>` query parameters, `sor bulk --policy`) and passed to `validateStudentRows`.
  *  - Credit and money columns are passed as decimal strings, so "10.5" is exact.
  *  - Student-level columns may repeat on every row of the student (the same text exactly) or be given on its
  *    first row only; any other value on a later row is an error for the student.
@@ -21,6 +25,8 @@
 import { appError, type FieldError } from '../errors.ts';
 import { parseCalculationRequest } from '../schema/request.ts';
 import type { CalculationInput } from '../domain/types.ts';
+import type { SchoolPolicy } from '../domain/policy.ts';
+import { ACADEMIC_YEAR_MONTHS_MAX, ACADEMIC_YEAR_MONTHS_MIN } from '../domain/health-professions.ts';
 import type { ExtraColumns } from './csv-dialect.ts';
 import { delimiterHint, nearestColumn } from './header-hints.ts';
 
@@ -46,6 +52,8 @@ export const STUDENT_COLUMNS = [
   'total_limit',
   'final_period_of_program',
   'academic_year_credits',
+  'health_professions_program',
+  'academic_year_months',
   'award_year',
 ] as const;
 
@@ -198,6 +206,12 @@ export function parseBoolean(cell: string): boolean | undefined {
 
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 
+/** The whole-number student columns, read as numbers (the schema checks the range and says it again). */
+const WHOLE_NUMBER_RANGES = {
+  academic_year_terms: 'a whole number from 2 to 4',
+  academic_year_months: `a whole number from ${ACADEMIC_YEAR_MONTHS_MIN} to ${ACADEMIC_YEAR_MONTHS_MAX}`,
+} as const;
+
 /** A problem on one row of a student: `field` is the CSV column ('' for the row as a whole). */
 export interface RowFieldError {
   /** Index of the row within the student (0 = its first row). */
@@ -248,11 +262,13 @@ export function studentCell(
 /**
  * Builds the request body for one student from its rows (cells in header order; every row already has the
  * header's width), validates it with the JSON endpoint's schema, and reports problems per row and CSV column.
+ * `policy`: the file's school policy (rules.md §10), every student's; DEFAULT_POLICY when absent.
  */
 export function validateStudentRows(
   rows: readonly (readonly string[])[],
   lines: readonly number[],
   layout: CsvLayout,
+  policy?: SchoolPolicy,
 ): StudentValidation {
   const errors: RowFieldError[] = [];
   const body: Record<string, unknown> = {};
@@ -287,7 +303,7 @@ export function validateStudentRows(
   }
   body.terms = terms;
 
-  const parsed = parseCalculationRequest(body);
+  const parsed = parseCalculationRequest(body, policy === undefined ? undefined : { policy });
   if (parsed.ok && errors.length === 0) return { ok: true, input: parsed.value };
   if (!parsed.ok) for (const fe of parsed.fieldErrors) errors.push(toRowError(fe, rows.length));
   return { ok: false, errors };
@@ -301,9 +317,9 @@ function setStudentValue(body: Record<string, unknown>, column: StudentColumn, v
     } else {
       body[column] = b;
     }
-  } else if (column === 'academic_year_terms') {
+  } else if (column === 'academic_year_terms' || column === 'academic_year_months') {
     if (DECIMAL.test(value)) body[column] = Number(value);
-    else errors.push({ row: 0, field: column, message: 'must be a whole number from 2 to 4, or empty' });
+    else errors.push({ row: 0, field: column, message: `must be ${WHOLE_NUMBER_RANGES[column]}, or empty` });
   } else {
     body[column] = value;
   }

@@ -22,6 +22,7 @@ import { DEFAULT_DIALECT, type CsvDialect } from './csv-dialect.ts';
 import { shapeRecord } from './record-shape.ts';
 import type { Readable, Writable } from 'node:stream';
 import type { Config } from '../config.ts';
+import type { SchoolPolicy } from '../domain/policy.ts';
 import { appError } from '../errors.ts';
 import type { ChunkOutcome, ChunkRunner } from './runner.ts';
 import { recordCells, type CsvRecord } from './csv-record.ts';
@@ -94,6 +95,12 @@ export interface RunBulkOptions {
    * order mark; default: UTF-8, commas, strict columns, no BOM (src/bulk/csv-dialect.ts).
    */
   dialect?: CsvDialect;
+  /**
+   * The file's school policy (rules.md §10): the deployment default with the file's own options over it; every
+   * student is calculated under it, whichever runner runs its chunk (it travels in the chunk payload). Default:
+   * DEFAULT_POLICY.
+   */
+  policy?: SchoolPolicy;
   /** End `output` when done (default true; false for process.stdout). */
   endOutput?: boolean;
   /**
@@ -153,7 +160,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
   const start = async (chosen: ChunkRunner) => {
     runner = chosen;
     const l = layout!;
-    builder = new ChunkBuilder(format, l.header);
+    builder = new ChunkBuilder(format, l.header, options.policy);
     const b = builder;
     grouper = new StudentGrouper(
       l.col.student_id,

@@ -11,6 +11,7 @@
 import { calculate } from '../domain/calculate.ts';
 import type { FieldError } from '../errors.ts';
 import type { CalculationResult } from '../domain/types.ts';
+import type { SchoolPolicy } from '../domain/policy.ts';
 import type { ChunkOutcome } from './runner.ts';
 import { decodePayload, type ChunkPayload, type PayloadStudent } from './chunk-payload.ts';
 import { readHeader, validateStudentRows, type CsvLayout, type RowFieldError } from './csv-layout.ts';
@@ -42,7 +43,8 @@ function layoutFor(header: string[]): CsvLayout {
 }
 
 /** `sis`: the file has sis_* columns, so the student's figures are read and checked (src/bulk/shadow-check.ts). */
-function judge(student: PayloadStudent, layout: CsvLayout, sis: boolean): Verdict {
+/** `policy`: the file's school policy (the payload's `p`), every student's. */
+function judge(student: PayloadStudent, layout: CsvLayout, sis: boolean, policy: SchoolPolicy | undefined): Verdict {
   const errors: RowFieldError[] = [];
   if (student.x !== undefined) {
     for (let r = 0; r < student.l.length; r++) errors.push({ row: r, field: student.x.f, message: student.x.m });
@@ -63,7 +65,7 @@ function judge(student: PayloadStudent, layout: CsvLayout, sis: boolean): Verdic
   });
   if (errors.length > 0) return { ok: false, code: 'validation_error', errors };
 
-  const validation = validateStudentRows(student.c, student.l, layout);
+  const validation = validateStudentRows(student.c, student.l, layout, policy);
   const school = sis ? readSisFigures(student.c, student.l, layout) : undefined;
   if (!validation.ok || (school !== undefined && school.errors.length > 0)) {
     const all = validation.ok ? [] : validation.errors;
@@ -191,7 +193,7 @@ function run(
     rows += n;
     const verdict: Verdict =
       failure === undefined
-        ? judge(student, layout, sis)
+        ? judge(student, layout, sis, payload.p)
         : { ok: false, code: 'internal_error', errors: [{ row: 0, field: '', message: failure }] };
     if (checks !== undefined && verdict.ok && verdict.check !== undefined) countCheck(checks, verdict.check);
     if (payload.f === 'ndjson') {

@@ -8,6 +8,7 @@ import {
   type CsvLayout,
 } from '../../src/bulk/csv-layout.ts';
 import { HEADER } from './helpers.ts';
+import { DEFAULT_POLICY, resolvePolicy } from '../../src/domain/policy.ts';
 
 const layout: CsvLayout = readHeader(HEADER.split(','));
 
@@ -73,6 +74,8 @@ describe('readHeader', () => {
       ...HEADER.split(','),
       'final_period_of_program',
       'academic_year_credits',
+      'health_professions_program',
+      'academic_year_months',
       'award_year',
       'sis_reduced_annual_pct',
       'sis_option',
@@ -222,5 +225,56 @@ describe('validateStudentRows', () => {
       const v = validateStudentRows([cells({ credits_enrolled: bad })], [2], layout);
       expect(!v.ok && v.errors.map((e) => e.field)).toEqual(['credits_enrolled']);
     }
+  });
+
+  describe('health professions columns (rules.md §2.1) and the file policy (§10)', () => {
+    const hp = readHeader([...HEADER.split(','), 'health_professions_program', 'Academic_Year_Months']);
+    const hpCells = (values: Partial<Record<string, string>>) => [
+      ...cells({ degree_level: 'professional', grade_level: '', is_legacy_borrower: 'yes', ...values }),
+      values.health_professions_program ?? '',
+      values.academic_year_months ?? '',
+    ];
+
+    it('maps health_professions_program and academic_year_months (a number, like academic_year_terms) to the request', () => {
+      const v = validateStudentRows(
+        [hpCells({ health_professions_program: 'dentistry', academic_year_months: '11.0' })],
+        [2],
+        hp,
+      );
+      expect(v.ok && [v.input.health_professions_program, v.input.academic_year_months]).toEqual(['dentistry', 11]);
+    });
+
+    it('empty cells (or no columns) are the defaults: null', () => {
+      const v = validateStudentRows([hpCells({})], [2], hp);
+      expect(v.ok && [v.input.health_professions_program, v.input.academic_year_months]).toEqual([null, null]);
+      const plain = validateStudentRows([cells({})], [2], layout);
+      expect(plain.ok && [plain.input.health_professions_program, plain.input.academic_year_months]).toEqual([
+        null,
+        null,
+      ]);
+    });
+
+    it('a program outside the list, a month count outside 9 to 12 or not a number is an error naming the column', () => {
+      for (const [column, value] of [
+        ['health_professions_program', 'surgery'],
+        ['health_professions_program', 'Dentistry'],
+        ['academic_year_months', '13'],
+        ['academic_year_months', '10.5'],
+        ['academic_year_months', 'eleven'],
+      ] as const) {
+        const v = validateStudentRows([hpCells({ [column]: value })], [7], hp);
+        expect(!v.ok && v.errors.map((e) => [e.row, e.field])).toEqual([[0, column]]);
+      }
+      const words = validateStudentRows([hpCells({ academic_year_months: 'eleven' })], [7], hp);
+      expect(!words.ok && words.errors[0]!.message).toBe('must be a whole number from 9 to 12, or empty');
+    });
+
+    it('every student of a file gets the file policy; without one, the default', () => {
+      const policy = resolvePolicy({ remainder_placement: 'last_term', grad_plus_gap: 'before_reduction' });
+      const v = validateStudentRows([cells({})], [2], layout, policy);
+      expect(v.ok && v.input.policy).toBe(policy);
+      const none = validateStudentRows([cells({})], [2], layout);
+      expect(none.ok && none.input.policy).toBe(DEFAULT_POLICY);
+    });
   });
 });
