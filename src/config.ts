@@ -7,6 +7,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { redactUrl } from './redact.ts';
+import { parsePolicyItems, resolvePolicy } from './domain/policy.ts';
 
 const MiB = 1024 * 1024;
 
@@ -132,6 +133,24 @@ const EnvSchema = z.object({
   BULK_DRAIN_MAX_BYTES: int(0, 64 * 1024 * MiB).default(64 * MiB),
   /** A connection with no bytes moving either way for this long is closed (replaces a fixed request timeout). */
   HTTP_IDLE_TIMEOUT_MS: int(1000, 3_600_000).default(120_000),
+  /**
+   * The deployment's default school policy (rules.md §10, src/domain/policy.ts): comma-separated `option=value`
+   * items, e.g. `proration_fraction=decimal_rounded,remainder_placement=last_term`; unset or empty, the service's
+   * readings. A request's `policy` (a file's `policy.<option>` parameters) overrides it option by option.
+   */
+  SOR_POLICY: z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      const parsed = parsePolicyItems(text.split(','));
+      if (parsed.ok) return resolvePolicy(parsed.choices);
+      const first = parsed.errors[0]!;
+      ctx.addIssue({
+        code: 'custom',
+        message: `(option=value items separated by commas): ${first.option.slice(0, 60)} ${first.message}`,
+      });
+      return z.NEVER;
+    }),
   /** Access control (README "Access control"): `required` makes every /v1/* call but the OpenAPI document need a token. */
   AUTH_MODE: z.enum(['off', 'required']).default('off'),
   /** The environment of this service's tokens; a token with the other prefix is invalid_token. */

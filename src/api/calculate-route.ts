@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Router } from 'express';
 import type { AppContext } from './context.ts';
 import { calculate } from '../domain/calculate.ts';
-import { parseCalculationRequest } from '../schema/request.ts';
+import { parseCalculationRequest, type ParseOptions } from '../schema/request.ts';
 import { readJsonObject } from './json-body.ts';
 import { sendError, validationFailure } from './error-envelope.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
@@ -22,18 +22,29 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
  * The body of the 200 answer for a request's JSON object: validated (an AppError 422 naming every offending field
- * otherwise), calculated and serialised.
+ * otherwise), calculated and serialised. `options.policy`: the deployment's default school policy (SOR_POLICY),
+ * which the request's own `policy` overrides option by option (see `jsonParseOptions`).
  */
-export function calculationJson(body: Record<string, unknown>): string {
-  const parsed = parseCalculationRequest(body);
+export function calculationJson(body: Record<string, unknown>, options?: ParseOptions): string {
+  const parsed = parseCalculationRequest(body, options);
   if (!parsed.ok) throw validationFailure(parsed.fieldErrors);
   return JSON.stringify(calculate(parsed.value));
 }
 
+/** The parse options of the JSON doors: the deployment's default policy (SOR_POLICY), built once per app. */
+export function jsonParseOptions(config: Pick<AppContext['config'], 'SOR_POLICY'>): ParseOptions {
+  return config.SOR_POLICY === undefined ? {} : { policy: config.SOR_POLICY };
+}
+
 /** Reads, validates and calculates one student; answers 200 with the result or the error envelope. Never rejects. */
-export async function answerCalculation(req: IncomingMessage, res: ServerResponse, limit: number): Promise<void> {
+export async function answerCalculation(
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit: number,
+  options?: ParseOptions,
+): Promise<void> {
   try {
-    const json = calculationJson(await readJsonObject(req, res, limit));
+    const json = calculationJson(await readJsonObject(req, res, limit), options);
     res.statusCode = 200;
     res.setHeader('Content-Type', JSON_CONTENT_TYPE);
     res.setHeader('Cache-Control', 'no-store');
@@ -46,7 +57,8 @@ export async function answerCalculation(req: IncomingMessage, res: ServerRespons
 export function calculateRouter(ctx: AppContext): Router {
   const router = Router({ caseSensitive: true, strict: true });
   const limit = ctx.config.MAX_BODY_BYTES;
-  router.post(CALCULATE_PATH, (req, res) => answerCalculation(req, res, limit));
+  const options = jsonParseOptions(ctx.config);
+  router.post(CALCULATE_PATH, (req, res) => answerCalculation(req, res, limit, options));
   router.all(CALCULATE_PATH, methodNotAllowed('POST'));
   return router;
 }

@@ -25,7 +25,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { performance } from 'node:perf_hooks';
 import type { AppContext } from './context.ts';
 import { createApp, RULE_SET_HEADER, type AppExtras } from './app.ts';
-import { CALCULATE_PATH, calculationJson, JSON_CONTENT_TYPE } from './calculate-route.ts';
+import { CALCULATE_PATH, calculationJson, JSON_CONTENT_TYPE, jsonParseOptions } from './calculate-route.ts';
 import { corsHandler } from './cors.ts';
 import { logRequest } from './http-log.ts';
 import { checkJsonHeaders, collectBody, jsonObjectOf } from './json-body.ts';
@@ -47,6 +47,7 @@ export function calculateFastLane(ctx: AppContext, extra: AppExtras = {}): Reque
   if ((extra.guards ?? []).length > 0) return undefined;
   const { logger } = ctx;
   const limit = ctx.config.MAX_BODY_BYTES;
+  const parseOptions = jsonParseOptions(ctx.config); // SOR_POLICY, the requests' default policy
   const cors = corsHandler(ctx.config.CORS_ORIGINS ?? []);
 
   /** A refusal (or a failure): the envelope, with the headers every answer of this route carries. */
@@ -72,7 +73,7 @@ export function calculateFastLane(ctx: AppContext, extra: AppExtras = {}): Reque
       (bytes) => {
         let json: string;
         try {
-          json = calculationJson(jsonObjectOf(bytes));
+          json = calculationJson(jsonObjectOf(bytes), parseOptions);
         } catch (err) {
           refuse(res, id, err);
           return;

@@ -7,7 +7,8 @@
  *                                 An Idempotency-Key header returns the existing job for a repeated submission.
  *   GET  /v1/jobs/{id}            {id, status, format, progress {students_done, students_total}, created_at,
  *                                 started_at, finished_at, error, status_url, result_url; check_summary when the
- *                                 file has sis_* columns (the shadow check)}
+ *                                 file has sis_* columns (the shadow check); policy: the school policy the job
+ *                                 runs with, every option}
  *   GET  /v1/jobs/{id}/result     the output streamed in input order once completed; 409 job_not_ready before;
  *                                 404 not_found once expired (JOB_TTL_SECONDS after the job finished).
  *
@@ -26,6 +27,8 @@ import type { JobRecord, ResultFormat } from '../jobs/job-store.ts';
 import { UploadDigest } from '../jobs/upload-digest.ts';
 import { adoptSpoolFile, diskFullAsAppError } from '../jobs/spool.ts';
 import { dialectKey, isDefaultDialect } from '../bulk/csv-dialect.ts';
+import { DEFAULT_POLICY } from '../domain/policy.ts';
+import { queryPolicyChoices } from './policy-query.ts';
 import { resultBytes } from './response-encoding.ts';
 import {
   negotiateUpload,
@@ -65,6 +68,7 @@ export function jobView(job: JobRecord) {
     status_url: `${JOBS_PATH}/${job.id}`,
     result_url: `${JOBS_PATH}/${job.id}/result`,
     ...(job.check_summary ? { check_summary: job.check_summary } : {}),
+    policy: job.policy ?? DEFAULT_POLICY,
   };
 }
 
@@ -120,15 +124,23 @@ export function jobsRouter(
     try {
       const { kind, format, dialect, gzip } = negotiateUpload(req, limits);
       const key = idempotencyKey(req);
-      // One pass over the body: spool, prescan, and the job's hash and counts (another dialect: another job).
-      const digest = new UploadDigest(isDefaultDialect(dialect) ? format : `${format}\n${dialectKey(dialect)}`);
+      const policy = queryPolicyChoices(req); // the file's ?policy.<option>= (checked with the other parameters)
+      // One pass over the body: spool, prescan, and the job's hash and counts (another dialect or policy: another job).
+      const how = isDefaultDialect(dialect) ? format : `${format}\n${dialectKey(dialect)}`;
+      const digest = new UploadDigest(Object.keys(policy).length === 0 ? how : `${how}\n${JSON.stringify(policy)}`);
       upload = await receiveUpload(req, kind, limits, digest, { dialect, gzip });
       await chargeStudents(res, upload.scan.students);
       // The job owns its file from here on: a job file of this process (src/jobs/spool.ts), kept alive by its heartbeat.
       const jobPath = await adoptSpoolFile(upload.path);
       const read = upload.dialect ?? dialect; // a multipart part may declare its charset
       const dialectFacts = isDefaultDialect(read) ? {} : { students: upload.scan.students, dialect: read };
-      const spooled = { path: jobPath, ...digest.finish(), ...dialectFacts, nonContiguous: upload.scan.nonContiguous };
+      const spooled = {
+        path: jobPath,
+        ...digest.finish(),
+        ...dialectFacts,
+        nonContiguous: upload.scan.nonContiguous,
+        policy,
+      };
       upload = undefined;
       const { record, created } = await jobs.submit(spooled, format, key, callerOf(res).id);
       res.status(202);

@@ -9,6 +9,7 @@
 import type { Request } from 'express';
 import { parseMediaType } from './media-type.ts';
 import { appError } from '../errors.ts';
+import { queryPolicyChoices } from './policy-query.ts';
 import {
   CSV_CHARSETS,
   CSV_DELIMITERS,
@@ -61,6 +62,7 @@ export function uploadDialect(req: Request, declared: readonly string[]): CsvDia
   if (bom !== undefined && bom !== 'true' && bom !== 'false') {
     throw appError('UPLOAD_PARAMETER', { name: 'bom', allowed: 'true, false' });
   }
+  queryPolicyChoices(req); // ?policy.<option>=<value>: checked here, before any row (src/api/policy-query.ts)
   return {
     charset: charsets[0] ?? DEFAULT_DIALECT.charset,
     delimiter,

@@ -18,6 +18,7 @@ import { calculateWithTrace } from '../domain/trace.ts';
 import { parseCalculationRequest } from '../schema/request.ts';
 import type { WireWorksheet } from '../schema/worksheet.ts';
 import type { AppContext } from './context.ts';
+import { jsonParseOptions } from './calculate-route.ts';
 import { sendError, validationFailure } from './error-envelope.ts';
 import { readJsonObject } from './json-body.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
@@ -42,6 +43,7 @@ export function worksheetRouter(ctx: AppContext): Router {
   const router = Router({ caseSensitive: true, strict: true });
   const limit = ctx.config.MAX_BODY_BYTES;
   const clock = ctx.clock ?? (() => new Date());
+  const parseOptions = jsonParseOptions(ctx.config); // SOR_POLICY, the requests' default policy
 
   router.post(WORKSHEET_PATH, async (req, res) => {
     setWorksheetHeaders(res);
@@ -49,7 +51,7 @@ export function worksheetRouter(ctx: AppContext): Router {
       const format = negotiateWorksheet(req);
       if (format === null) throw appError('WORKSHEET_NOT_ACCEPTABLE');
       const body = await readJsonObject(req, res, limit);
-      const parsed = parseCalculationRequest(body);
+      const parsed = parseCalculationRequest(body, parseOptions);
       if (!parsed.ok) {
         sendError(res, validationFailure(parsed.fieldErrors));
         return;

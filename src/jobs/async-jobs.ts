@@ -32,6 +32,7 @@ import {
   type RunnerChoice,
 } from '../bulk/pipeline.ts';
 import type { CsvDialect } from '../bulk/csv-dialect.ts';
+import { resolvePolicy, type PolicyChoices, type SchoolPolicy } from '../domain/policy.ts';
 import type { ChunkRunner } from '../bulk/runner.ts';
 import type { Config } from '../config.ts';
 import { AppError, appError, entryEnvelope, errorEnvelope } from '../errors.ts';
@@ -83,6 +84,8 @@ export interface SpooledUpload {
   nonContiguous?: ReadonlyMap<string, number>;
   /** How the file is written (charset, delimiter, extra columns) and the output's BOM; default v1 UTF-8 CSV. */
   dialect?: CsvDialect;
+  /** The file's own school-policy options (`policy.<option>` parameters), over the deployment's SOR_POLICY. */
+  policy?: PolicyChoices;
 }
 
 /** Maps any error of a bulk run to the job's error object (the v1 envelope shape). */
@@ -98,6 +101,7 @@ interface Pending {
   path: string;
   nonContiguous: ReadonlyMap<string, number> | undefined;
   dialect?: CsvDialect;
+  policy: SchoolPolicy;
 }
 
 export class AsyncJobs {
@@ -165,6 +169,7 @@ export class AsyncJobs {
       fingerprint: upload.sha256,
       lease_until: now.getTime() + LEASE_MS,
       owner,
+      policy: resolvePolicy(upload.policy, this.#config.SOR_POLICY),
     };
     const scope = owner === '' ? upload.sha256 : `${upload.sha256}\n${owner}`;
     const scopedKey = idempotencyKey === undefined ? undefined : `${idempotencyKey}\n${scope}`;
@@ -181,7 +186,13 @@ export class AsyncJobs {
     }
     metrics.jobTransitions.inc({ status: 'queued' });
     this.#owned.add(record.id);
-    this.#waiting.push({ record, path: upload.path, nonContiguous: upload.nonContiguous, dialect: upload.dialect });
+    this.#waiting.push({
+      record,
+      path: upload.path,
+      nonContiguous: upload.nonContiguous,
+      dialect: upload.dialect,
+      policy: record.policy!,
+    });
     this.#logger.info({ jobId: record.id, format, bytes: upload.bytes }, 'async job queued');
     this.#pump();
     return outcome;
@@ -237,7 +248,7 @@ export class AsyncJobs {
     }
   }
 
-  async #run({ record, path, nonContiguous, dialect }: Pending, signal: AbortSignal): Promise<void> {
+  async #run({ record, path, nonContiguous, dialect, policy }: Pending, signal: AbortSignal): Promise<void> {
     const id = record.id;
     const log = this.#logger.child({ jobId: id });
     if (await this.#cancelledElsewhere(id)) {
@@ -279,6 +290,7 @@ export class AsyncJobs {
         input: createReadStream(path, { highWaterMark: PIPELINE_READ_BYTES }),
         nonContiguous,
         dialect,
+        policy,
         output: gzip,
         format: record.format,
         runner: this.#runners,

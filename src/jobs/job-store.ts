@@ -17,6 +17,7 @@ import { missingJobError } from './job-id.ts';
 import { entryEnvelope } from '../errors.ts';
 import type { StoreHeadroom } from './result-quota.ts';
 import type { CheckSummary } from '../bulk/shadow-summary.ts';
+import type { SchoolPolicy } from '../domain/policy.ts';
 
 export type JobStatus = 'queued' | 'running' | 'completed' | 'failed';
 export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'completed', 'failed'];
@@ -53,6 +54,11 @@ export interface JobRecord {
   owner?: string;
   /** The shadow check's counts (src/bulk/shadow-summary.ts), only when the file has sis_* columns. */
   check_summary?: CheckSummary | null;
+  /**
+   * The school policy the job runs with (rules.md §10): the deployment default with the file's `policy.<option>`
+   * parameters over it, every option. Absent on records written before policies: DEFAULT_POLICY.
+   */
+  policy?: SchoolPolicy;
 }
 
 /** A page of one owner's jobs, newest first: ids below `before` (ids sort by creation time), at most `limit`. */

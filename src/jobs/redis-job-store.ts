@@ -86,11 +86,14 @@ const SUM_SCRIPT = `${LEDGER_SUM}
 return ledger_sum(KEYS[1], KEYS[2], tonumber(ARGV[1]), '')
 `;
 
+/** Record fields stored as JSON text in the job's hash. */
+const JSON_FIELDS: ReadonlySet<string> = new Set(['error', 'check_summary', 'policy']);
+
 function toHash(fields: Record<string, unknown>): string[] {
   const out: string[] = [];
   for (const [k, v] of Object.entries(fields)) {
     if (v === undefined) continue;
-    out.push(k, v === null ? '' : k === 'error' || k === 'check_summary' ? JSON.stringify(v) : String(v));
+    out.push(k, v === null ? '' : JSON_FIELDS.has(k) ? JSON.stringify(v) : String(v));
   }
   return out;
 }
@@ -115,6 +118,7 @@ function fromHash(h: Record<string, string>): JobRecord | undefined {
     lease_until: num('lease_until') ?? 0,
     owner: h.owner ?? '',
     ...(h.check_summary ? { check_summary: JSON.parse(h.check_summary) as JobRecord['check_summary'] } : {}),
+    ...(h.policy ? { policy: JSON.parse(h.policy) as JobRecord['policy'] } : {}),
   };
 }
 

@@ -12,6 +12,7 @@ import {
 import { describeColumn, OUTPUT_COLUMNS } from '../../bulk/output-columns.ts';
 import { supportedAwardYears } from '../../domain/limits.ts';
 import { CHECK_REASONS } from '../../domain/readings.ts';
+import { HEALTH_PROFESSIONS_PROGRAMS } from '../../domain/health-professions.ts';
 import { fmt, type DocumentLimits } from './prose.ts';
 
 /** What each bulk input column maps to (keyed by the bulk pipeline's own column list, so none is missed). */
@@ -39,6 +40,8 @@ const BULK_COLUMN_MAPPING: Readonly<Record<InputColumn, string>> = {
   academic_year_credits:
     'CalculationRequest.academic_year_credits (empty = null; required when final_period_of_program is true for an ' +
     'undergraduate)',
+  health_professions_program: `CalculationRequest.health_professions_program (empty = null; one of: ${HEALTH_PROFESSIONS_PROGRAMS.join(', ')})`,
+  academic_year_months: 'CalculationRequest.academic_year_months (a whole number from 9 to 12; empty = null: 9)',
   award_year: `CalculationRequest.award_year (empty = the award year in force today; supported: ${supportedAwardYears().join(', ')})`,
   sis_reduced_annual_pct:
     'shadow check: the school system’s reduced_annual_pct (0–100; compared at its own precision; empty = not compared)',

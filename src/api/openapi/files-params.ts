@@ -6,8 +6,30 @@ import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { CSV_CHARSETS, CSV_DELIMITERS } from '../../bulk/csv-dialect.ts';
 import { TEMPLATE_EXAMPLE_ID, TEMPLATE_PATH } from '../bulk-template.ts';
+import { POLICY_OPTIONS } from '../../domain/policy.ts';
+import { policyParameter } from '../policy-query.ts';
+
+/** One `policy.<option>` query parameter per option of the one policy table (src/domain/policy.ts). */
+const POLICY_QUERY = Object.fromEntries(
+  POLICY_OPTIONS.map((option) => {
+    const values = option.values as unknown as readonly [string, ...string[]];
+    return [
+      policyParameter(option.name),
+      z
+        .enum(values)
+        .optional()
+        .meta({
+          description:
+            `School policy for every student of the file (rules.md ${option.section}): ${option.summary} ` +
+            `Default: the deployment's SOR_POLICY, else ${values[0]}. When a school would choose another value: ` +
+            `${option.choose} Source: ${option.citation}.`,
+        }),
+    ];
+  }),
+);
 
 export const UPLOAD_QUERY = z.object({
+  ...POLICY_QUERY,
   charset: z
     .string()
     .optional()
@@ -36,7 +58,15 @@ export const UPLOAD_ENCODING_NOTE =
   'use `;` or TAB (`?delimiter=`), keep columns outside the layout (`?extra_columns=keep`), and be sent with ' +
   '`Content-Encoding: gzip` (the limits count the decompressed bytes). `application/octet-stream` is read as ' +
   'CSV. Unnamed columns (trailing empty columns) are ignored while their cells are empty. With ' +
-  '`Accept-Encoding: gzip` the answer is gzip-compressed (`Content-Encoding: gzip`, `Vary: Accept-Encoding`).';
+  '`Accept-Encoding: gzip` the answer is gzip-compressed (`Content-Encoding: gzip`, `Vary: Accept-Encoding`).' +
+  '\n\n### School policy (one per file)\n' +
+  'Every student of the file is calculated under one school policy (rules.md §10): the deployment default ' +
+  '(SOR_POLICY) with the file’s own `policy.<option>=<value>` parameters over it, option by option (' +
+  POLICY_OPTIONS.map((o) => `\`${policyParameter(o.name)}\`: ${o.values.join(' | ')}`).join('; ') +
+  '). An unknown option, a value outside the table or a parameter given twice is a 400 validation_error naming ' +
+  'the parameter (field_errors: `policy.<option>`), before any row is read. A non-default option adds the ' +
+  'warning naming the options in force to every calculated student; an async job’s status shows the policy it ' +
+  'ran with.';
 
 export const TEMPLATE_PATHS: ZodOpenApiPathsObject = {
   [TEMPLATE_PATH]: {
