@@ -134,6 +134,11 @@ const EnvSchema = z.object({
   /** A connection with no bytes moving either way for this long is closed (replaces a fixed request timeout). */
   HTTP_IDLE_TIMEOUT_MS: int(1000, 3_600_000).default(120_000),
   /**
+   * On SIGTERM, requests in flight get this long to finish; then one not yet answered (an upload still arriving)
+   * gets 503 with Connection: close, and any other connection is closed (Kubernetes' default grace is 30 s).
+   */
+  SHUTDOWN_GRACE_MS: int(100, 600_000).default(25_000),
+  /**
    * The deployment's default school policy (rules.md §10, src/domain/policy.ts): comma-separated `option=value`
    * items, e.g. `proration_fraction=decimal_rounded,remainder_placement=last_term`; unset or empty, the service's
    * readings. A request's `policy` (a file's `policy.<option>` parameters) overrides it option by option.

@@ -39,6 +39,12 @@ export const ERRORS = {
   // 500 / 503: the machinery.
   INTERNAL: { code: 'internal_error', status: 500, message: INTERNAL_MESSAGE },
   SHUTTING_DOWN: { code: 'internal_error', status: 503, message: 'The service is shutting down.' },
+  SHUTDOWN_BEFORE_ANSWER: {
+    code: 'internal_error',
+    status: 503,
+    public: true,
+    message: 'The service shut down before it could answer this request. Send it again.',
+  },
   JOB_STORE_UNAVAILABLE: {
     code: 'internal_error',
     status: 503,

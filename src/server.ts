@@ -2,9 +2,10 @@
  * HTTP entry point: configuration from the environment (a bad value stops start-up with one line on stderr and
  * exit code 1), the runtime (runners, readiness checks, the bulk/jobs/ops routers), the app, and a graceful
  * shutdown on SIGTERM/SIGINT: stop accepting connections, report not-ready, let in-flight requests finish within
- * SHUTDOWN_GRACE_MS, then close what is left and release the runtime.
+ * SHUTDOWN_GRACE_MS, then answer the ones still waiting for their answer (uploads still arriving) 503 with
+ * Connection: close, close what is left and release the runtime.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createRequestListener } from './api/front-door.ts';
@@ -13,12 +14,36 @@ import type { ReadinessCheck } from './api/context.ts';
 import { redactText, serializeError } from './redact.ts';
 import { createRuntime } from './runtime.ts';
 import { ensureSpoolDir, JOB_FILE_STALE_MS, removeOwnSpoolFiles, startSpoolSweeper, sweepSpool } from './jobs/spool.ts';
-
-/** In-flight requests get this long after SIGTERM (Kubernetes' default grace period is 30 s). */
-export const SHUTDOWN_GRACE_MS = 25_000;
+import { appError } from './errors.ts';
+import { sendError } from './api/error-envelope.ts';
 
 /** How often orphaned spool files (src/jobs/spool.ts: no live owner, or a job file whose heartbeat stopped) are swept. */
 export const SPOOL_SWEEP_EVERY_MS = Math.min(10 * 60_000, JOB_FILE_STALE_MS);
+
+/** After the grace period, the 503s sent to requests still waiting get this long to leave before every connection is closed. */
+const SHUTDOWN_ANSWER_MS = 1_000;
+
+/**
+ * The end of the grace period: a request not answered yet (typically an upload still arriving) gets 503
+ * shutting-down with Connection: close, so its client reads why instead of a reset and the request log records
+ * that 503; a response already under way cannot change its status and is cut with its connection. Returns
+ * how many of each.
+ */
+function answerRemaining(inFlight: ReadonlySet<ServerResponse>): { answered: number; cut: number } {
+  let answered = 0;
+  let cut = 0;
+  for (const res of inFlight) {
+    if (res.headersSent || res.destroyed) {
+      cut++;
+      continue;
+    }
+    res.setHeader('Connection', 'close');
+    res.setHeader('Retry-After', '5');
+    sendError(res, appError('SHUTDOWN_BEFORE_ANSWER'));
+    answered++;
+  }
+  return { answered, cut };
+}
 
 /**
  * Timeouts that fit the work: no fixed cut for a whole request (a bulk response still making progress may take
@@ -92,6 +117,11 @@ async function main(): Promise<void> {
   );
   const server = createServer(listener);
   applyTimeouts(server, config);
+  const inFlight = new Set<ServerResponse>();
+  server.on('request', (_req, res: ServerResponse) => {
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+  });
   await listen(server, config.PORT, config.HOST);
   const port = boundPort(server);
   logger.info({ url: urlOf(config.HOST, port), host: config.HOST, port }, 'listening');
@@ -103,14 +133,22 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     shuttingDown = true;
-    logger.info({ signal, graceMs: SHUTDOWN_GRACE_MS }, 'shutting down: finishing in-flight requests');
+    const graceMs = config.SHUTDOWN_GRACE_MS;
+    logger.info({ signal, graceMs, inFlight: inFlight.size }, 'shutting down: finishing in-flight requests');
+    let closer: NodeJS.Timeout | undefined;
     const deadline = setTimeout(() => {
-      logger.warn('grace period over: closing remaining connections');
-      server.closeAllConnections();
-    }, SHUTDOWN_GRACE_MS);
+      const { answered, cut } = answerRemaining(inFlight);
+      logger.warn(
+        { answered, cut },
+        'grace period over: requests still waiting for their answer get 503 (Connection: close); responses under way are cut',
+      );
+      closer = setTimeout(() => server.closeAllConnections(), answered > 0 ? SHUTDOWN_ANSWER_MS : 0);
+      closer.unref();
+    }, graceMs);
     deadline.unref();
     server.close(() => {
       clearTimeout(deadline);
+      clearTimeout(closer);
       sweeper.stop();
       runtime
         .close()
