@@ -13,6 +13,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/api/app.ts';
+import type * as SpoolModule from '../../src/jobs/spool.ts';
 import { createRuntime, type Runtime } from '../../src/runtime.ts';
 import { serializeError } from '../../src/redact.ts';
 import { testConfig } from '../queue/helpers.ts';
@@ -22,7 +23,7 @@ import { makeCsv } from '../queue/csv-gen.ts';
 const fault: { code: 'ENOSPC' | 'EDQUOT' | undefined } = { code: undefined };
 
 vi.mock('../../src/jobs/spool.ts', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../src/jobs/spool.ts')>();
+  const real = await importOriginal<typeof SpoolModule>();
   return {
     ...real,
     async createSpoolFile(dir: string) {
