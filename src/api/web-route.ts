@@ -5,8 +5,8 @@
  *   GET /assets/<version>/<file>   its scripts and stylesheet: <version> is the hash of their bytes, so they are
  *                                  cached for a year (immutable)
  *   GET /docs                      the OpenAPI document rendered by Swagger UI, served from node_modules/swagger-ui-dist
- *                                  (no CDN) under /docs/swagger-ui-<version>/ (immutable); /swagger and /redoc
- *                                  redirect to it
+ *                                  (no CDN) under /docs/swagger-ui-<version>/ (immutable); /docs/, /swagger and
+ *                                  /redoc (with or without a final slash) redirect to it
  *
  * Every document is sent with a Content-Security-Policy allowing only this origin (Swagger UI also needs inline
  * style attributes and data: images) and no framing (frame-ancestors 'none', X-Frame-Options DENY), nosniff and
@@ -93,7 +93,8 @@ export function webRouter(dir: string = webDir()): Router {
   router.all('/', methodNotAllowed('GET'));
   router.get('/docs', (_req, res) => sendDocument(res, docs, DOCS_CSP));
   router.all('/docs', methodNotAllowed('GET'));
-  for (const path of ['/swagger', '/redoc']) {
+  // Routing is strict (src/api/routing.ts): the spellings people type are listed, each sent to /docs.
+  for (const path of ['/docs/', '/swagger', '/swagger/', '/redoc', '/redoc/']) {
     router.get(path, (_req, res) => res.redirect(301, '/docs'));
   }
   router.use('/assets', immutable(join(dir, 'assets')));

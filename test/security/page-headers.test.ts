@@ -37,4 +37,13 @@ describe('the page and the docs', () => {
       await file.arrayBuffer();
     }
   });
+
+  it('routing is strict: /docs/ is sent to /docs, other spellings of the page are 404', async () => {
+    const slash = await fetch(`${server.base}/docs/`, { redirect: 'manual' });
+    expect(slash.status).toBe(301);
+    expect(slash.headers.get('location')).toBe('/docs');
+    for (const path of ['/DOCS', '/Docs', '/index.html']) {
+      expect((await fetch(`${server.base}${path}`)).status, path).toBe(404);
+    }
+  });
 });
