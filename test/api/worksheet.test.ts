@@ -206,6 +206,32 @@ describe('school policy', () => {
     );
   });
 
+  it('shows the deployment default (SOR_POLICY) with the request overriding it option by option', async () => {
+    const deployed = await startTestServer({
+      env: { SOR_POLICY: 'proration_fraction=decimal_rounded,remainder_placement=last_term' },
+    });
+    try {
+      const res = await fetch(`${deployed.base}${URL_PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/html' },
+        body: JSON.stringify(withPolicy({ remainder_placement: 'largest_remainder' })),
+      });
+      const html = await res.text();
+      expect(html).toContain('<td data-field="policy.proration_fraction">decimal_rounded</td>');
+      expect(html).toContain('<td data-field="policy.remainder_placement">largest_remainder</td>');
+      const json = await fetch(`${deployed.base}${URL_PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(withPolicy({ remainder_placement: 'largest_remainder' })),
+      });
+      expect(Object.entries(WorksheetSchema.parse(await json.json()).policy)).toEqual(
+        expected({ proration_fraction: 'decimal_rounded' }).map((e) => [e.option, e.value]),
+      );
+    } finally {
+      await deployed.close();
+    }
+  });
+
   it('the HTML worksheet lists every option, its value in force and whether it is the default', async () => {
     const res = await post(withPolicy(CHOSEN), { accept: 'text/html' });
     const html = res.bytes.toString('utf8');
