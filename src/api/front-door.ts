@@ -18,8 +18,10 @@
  * so a client cannot tell which way its request went (test/api/front-door.test.ts compares the two).
  *
  * Everything else goes to Express, which answers it as before: other methods (405, OPTIONS preflights), a URL
- * with a query string, a trailing slash or other letter case, and — when guards are configured (AUTH_MODE=required
- * or RATE_LIMIT) — every request, since access control and rate limits are Express middleware.
+ * with a query string (the same route), a trailing slash, other letter case or any other spelling (404: routing
+ * is case-sensitive and strict, src/api/routing.ts), and — when guards are configured (AUTH_MODE=required or
+ * RATE_LIMIT) — every request, since access control and rate limits are mounted on /v1 in Express: no lane then,
+ * nothing passes by them (test/security/route-walk.test.ts).
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
