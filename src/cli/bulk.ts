@@ -20,6 +20,8 @@ import { formatCheckSummary, hasMismatch } from './check-summary.ts';
 import { UsageError, describeError, type CliIo } from './io.ts';
 import { DIALECT_OPTIONS, dialectFromArgs } from './dialect-options.ts';
 import { BULK_USAGE } from './usage.ts';
+import { POLICY_OPTION, policyFromArgs } from './policy-options.ts';
+import { resolvePolicy } from '../domain/policy.ts';
 import type { CsvDialect } from '../bulk/csv-dialect.ts';
 
 interface CheckedInput {
@@ -123,6 +125,7 @@ export async function bulkCommand(args: string[], io: CliIo): Promise<number> {
       token: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       ...DIALECT_OPTIONS,
+      ...POLICY_OPTION,
     },
   });
   if (values.help === true) {
@@ -130,6 +133,7 @@ export async function bulkCommand(args: string[], io: CliIo): Promise<number> {
     return EXIT_OK;
   }
   const dialect = dialectFromArgs(values);
+  const policyChoices = policyFromArgs(values.policy);
   if (positionals.length !== 1) throw new UsageError('sor bulk needs exactly one input file (or - for stdin)');
   const format = values.format;
   if (format !== 'csv' && format !== 'ndjson') throw new UsageError('--format must be csv or ndjson');
@@ -141,12 +145,14 @@ export async function bulkCommand(args: string[], io: CliIo): Promise<number> {
       outputPath: values.output ?? '-',
       format,
       dialect,
+      policy: policyChoices,
       io,
       token: values.token ?? io.env.SOR_TOKEN,
     });
   }
   const config = loadConfig(io.env);
   const threads = parseThreads(values.threads, config);
+  const policy = resolvePolicy(policyChoices, config.SOR_POLICY); // --policy over SOR_POLICY
   const { input, size, scan, cleanup } = await openInput(positionals[0]!, io, config, dialect);
 
   const outPath = values.output ?? '-';
@@ -172,6 +178,7 @@ export async function bulkCommand(args: string[], io: CliIo): Promise<number> {
       config,
       nonContiguous: scan.nonContiguous,
       dialect,
+      policy,
       signal: abort.signal,
       endOutput: tmpPath !== undefined,
       recycleOutput: true, // a file or stdout is done with a chunk once its write callback fires

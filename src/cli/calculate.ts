@@ -8,6 +8,9 @@ import { parseCalculationRequest } from '../schema/request.ts';
 import { EXIT_FAILURE, EXIT_OK, EXIT_ROW_ERRORS } from './exit-codes.ts';
 import { UsageError, type CliIo } from './io.ts';
 import { CALCULATE_USAGE } from './usage.ts';
+import { POLICY_OPTION, policyFromArgs } from './policy-options.ts';
+import { resolvePolicy } from '../domain/policy.ts';
+import { loadConfig } from '../config.ts';
 
 async function readAll(stream: Readable): Promise<string> {
   const parts: Buffer[] = [];
@@ -19,12 +22,15 @@ export async function calculateCommand(args: string[], io: CliIo): Promise<numbe
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { help: { type: 'boolean', short: 'h' } },
+    options: { help: { type: 'boolean', short: 'h' }, ...POLICY_OPTION },
   });
   if (values.help === true) {
     io.stdout.write(CALCULATE_USAGE);
     return EXIT_OK;
   }
+  // --policy over SOR_POLICY: the request's own `policy` overrides both, option by option (as on POST /v1/calculate).
+  const choices = policyFromArgs(values.policy);
+  const base = resolvePolicy(choices, loadConfig({ SOR_POLICY: io.env.SOR_POLICY }).SOR_POLICY);
   if (positionals.length !== 1) throw new UsageError('sor calculate needs exactly one request file (or - for stdin)');
   const path = positionals[0]!;
   const text = path === '-' ? await readAll(io.stdin) : readFileSync(path, 'utf8');
@@ -35,7 +41,7 @@ export async function calculateCommand(args: string[], io: CliIo): Promise<numbe
     io.stderr.write(`sor: error: ${path} is not valid JSON (${(err as Error).message})\n`);
     return EXIT_FAILURE;
   }
-  const parsed = parseCalculationRequest(body);
+  const parsed = parseCalculationRequest(body, { policy: base });
   if (!parsed.ok) {
     const n = parsed.fieldErrors.length;
     const envelope = errorEnvelope(AppError.validation(parsed.fieldErrors));

@@ -30,14 +30,15 @@ import { packageVersion } from './usage.ts';
 export type { CliIo } from './io.ts';
 
 const USAGE = `Usage:
-  sor bulk IN.csv [-o OUT] [--format csv|ndjson] [--threads N] [--server URL [--token T]]
+  sor bulk IN.csv [-o OUT] [--format csv|ndjson] [--threads N] [--server URL [--token T]] [--policy O=V]
       Calculates every student of a bulk CSV file (layout: README, "Bulk CSV layout").
       --server   send the file to a running service (async job API) and follow its progress there
       IN or OUT "-" means stdin or stdout (OUT defaults to stdout).
       --format   csv (default): every input row with its results; ndjson: one BulkResult per student
       --threads  worker threads for large files (default: BULK_THREADS, the number of cores)
       --encoding, --delimiter, --keep-extra-columns, --bom: how the file is written (sor bulk --help)
-  sor calculate REQUEST.json
+      --policy OPTION=VALUE  school policy for every student, repeatable (rules.md §10; sor bulk --help)
+  sor calculate REQUEST.json [--policy OPTION=VALUE ...]
       Calculates one student from a CalculationRequest JSON file ("-" for stdin) and prints the result.
 
   sor token create --name NAME [--expires 90d|12h|never] [--rate 600/min] | list | revoke ID

@@ -18,6 +18,8 @@ import { formatInt } from './progress.ts';
 import { createGzip } from 'node:zlib';
 import type { CsvDialect } from '../bulk/csv-dialect.ts';
 import { dialectQuery } from './dialect-options.ts';
+import { policyQueryParams } from './policy-options.ts';
+import type { PolicyChoices } from '../domain/policy.ts';
 import type { CheckSummary } from '../bulk/shadow-summary.ts';
 import { formatCheckSummary, hasMismatch } from './check-summary.ts';
 
@@ -42,6 +44,8 @@ export interface RemoteBulkOptions {
   token?: string;
   /** How the file is written (sent as query parameters); default v1 UTF-8 CSV. */
   dialect?: CsvDialect;
+  /** --policy: the file's school-policy options, sent as `policy.<option>` query parameters. */
+  policy?: PolicyChoices;
 }
 
 interface JobView {
@@ -129,7 +133,9 @@ export async function remoteBulkCommand(options: RemoteBulkOptions): Promise<num
 
     const started = performance.now();
     io.stderr.write(`sor: uploading to ${base.origin}\n`);
-    const query = options.dialect === undefined ? '' : dialectQuery(options.dialect);
+    const params = new URLSearchParams(options.dialect === undefined ? '' : dialectQuery(options.dialect));
+    for (const [name, value] of policyQueryParams(options.policy ?? {})) params.append(name, value);
+    const query = params.size === 0 ? '' : `?${params.toString()}`;
     const submitted = await fetch(serviceUrl(base, `/v1/jobs${query}`), {
       method: 'POST',
       headers,

@@ -1,8 +1,10 @@
 /** The usage texts of `sor bulk --help` and `sor calculate --help`, and the version of `sor --version`. */
 import { readFileSync } from 'node:fs';
+import { POLICY_USAGE } from './policy-options.ts';
 
 export const BULK_USAGE = `Usage: sor bulk IN.csv [-o OUT] [--format csv|ndjson] [--threads N] [--server URL [--token T]]
                 [--encoding CHARSET] [--delimiter comma|semicolon|tab] [--keep-extra-columns] [--bom]
+                [--policy OPTION=VALUE ...]
 
 Calculates every student of a bulk CSV file (layout: README, "Bulk CSV layout (v1)").
 IN or OUT "-" means stdin or stdout (OUT defaults to stdout).
@@ -18,16 +20,18 @@ IN or OUT "-" means stdin or stdout (OUT defaults to stdout).
   --delimiter NAME       the input's delimiter: comma (default), semicolon, tab
   --keep-extra-columns   echo columns that are not in the layout instead of refusing the file
   --bom                  start the CSV output with a UTF-8 byte order mark (Excel then reads the accents right)
+${POLICY_USAGE}                         with --server: sent as policy.OPTION=VALUE, over the service's SOR_POLICY
   -h, --help             this text
 
 Exit status: 0 all rows ok, 2 some rows are errors, 1 failure.
 `;
 
-export const CALCULATE_USAGE = `Usage: sor calculate REQUEST.json
+export const CALCULATE_USAGE = `Usage: sor calculate REQUEST.json [--policy OPTION=VALUE ...]
 
 Calculates one student from a CalculationRequest JSON file ("-" for stdin) and prints the CalculationResult.
 
-  -h, --help   this text
+${POLICY_USAGE}                         the request's own "policy" overrides these option by option
+  -h, --help             this text
 
 Exit status: 0 calculated, 2 the request is invalid (its error envelope is printed), 1 failure.
 `;
