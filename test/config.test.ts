@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { workerTuning } from '../src/queue/settings.ts';
+import { DEFAULT_POLICY } from '../src/domain/policy.ts';
 
 describe('loadConfig', () => {
   it('has the documented defaults with an empty environment', () => {
@@ -86,5 +87,38 @@ describe('loadConfig', () => {
     expect(
       workerTuning(loadConfig({ QUEUE_LOCK_DURATION_MS: '2000', QUEUE_STALLED_INTERVAL_MS: '1000' })),
     ).toMatchObject({ lockDurationMs: 2000, stalledIntervalMs: 1000 });
+  });
+});
+
+describe('SOR_POLICY, the deployment default school policy (rules.md §10)', () => {
+  it('unset or empty is the service’s readings; option=value items separated by commas set options', () => {
+    expect(loadConfig({}).SOR_POLICY).toBe(DEFAULT_POLICY);
+    expect(loadConfig({ SOR_POLICY: '' }).SOR_POLICY).toBe(DEFAULT_POLICY);
+    expect(
+      loadConfig({ SOR_POLICY: 'proration_fraction=decimal_rounded, remainder_placement=last_term' }).SOR_POLICY,
+    ).toEqual({ ...DEFAULT_POLICY, proration_fraction: 'decimal_rounded', remainder_placement: 'last_term' });
+  });
+
+  it.each([
+    [
+      'proration_fraction=rounded',
+      /SOR_POLICY .*proration_fraction must be one of: exact, decimal_rounded, decimal_truncated \(got "rounded"\)/,
+    ],
+    ['rounding=exact', /SOR_POLICY .*rounding is not a school-policy option \(options: proration_fraction, /],
+    ['decimal_rounded', /SOR_POLICY .*decimal_rounded must be written option=value/],
+    [
+      'remainder_placement=last_term,remainder_placement=largest_remainder',
+      /SOR_POLICY .*remainder_placement is given twice/,
+    ],
+  ])('SOR_POLICY=%s stops start-up with one line naming the option', (value, message) => {
+    let error: unknown;
+    try {
+      loadConfig({ SOR_POLICY: value });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).not.toContain('\n');
   });
 });
