@@ -382,7 +382,16 @@ describe('OpenAPI', () => {
       'application/pdf',
       'text/html',
     ]);
-    expect(Object.keys(operation?.responses ?? {}).sort()).toEqual(['200', '400', '406', '413', '415', '422', '500']);
+    expect(Object.keys(operation?.responses ?? {}).sort()).toEqual([
+      '200',
+      '400',
+      '406',
+      '413',
+      '415',
+      '422',
+      '500',
+      '503',
+    ]);
     expect(doc.components.schemas.TraceStep?.required?.sort()).toEqual(
       ['citation', 'formula', 'id', 'inputs', 'output', 'section', 'title'].sort(),
     );

@@ -262,10 +262,17 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
           '500': errorResponse('Unexpected failure before the response started (code internal_error).', {
             internal: errorExample('INTERNAL'),
           }),
+          '408': errorResponse(
+            'The upload arrived slower than UPLOAD_MIN_BYTES_PER_SEC over a window of UPLOAD_RATE_WINDOW_MS (code ' +
+              'request_timeout): it was stopped, its spooled bytes deleted, and the connection closed.',
+            { too_slow: errorExample('UPLOAD_TOO_SLOW', { minRate: 1024, seconds: 10 }) },
+          ),
           '503': {
             description:
-              'BULK_MAX_CONCURRENT files are being computed already (code service_busy, an extension of the ' +
-              'interface): send the file again after Retry-After seconds, or submit it to POST /v1/jobs.',
+              'BULK_MAX_CONCURRENT files are being computed already, or UPLOAD_MAX_SPOOLING uploads are being ' +
+              'received (code service_busy, an extension of the interface): send the file again after Retry-After ' +
+              'seconds, or submit it to POST /v1/jobs. A file of at most BULK_SMALL_FILE_ROWS rows has its own ' +
+              'BULK_SMALL_MAX_CONCURRENT slots, so large files never starve small ones.',
             headers: responseHeaders.extend({
               'Retry-After': z.string().meta({ description: 'Seconds to wait before sending the file again.' }),
             }),

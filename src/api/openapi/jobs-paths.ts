@@ -161,10 +161,17 @@ export function jobsOpenApiPaths(options: {
           '415': extendedError('The body is neither text/csv nor multipart/form-data.', {
             not_csv: entryEnvelope('UPLOAD_MEDIA_TYPE'),
           }),
+          '408': extendedError(
+            'The upload arrived slower than UPLOAD_MIN_BYTES_PER_SEC over a window of UPLOAD_RATE_WINDOW_MS (code ' +
+              'request_timeout): it was stopped and its spooled bytes deleted.',
+            { too_slow: entryEnvelope('UPLOAD_TOO_SLOW', { minRate: 1024, seconds: 10 }) },
+          ),
           '503': extendedError(
             'The job store (Redis) is unavailable, or the service is shutting down (code internal_error), or it ' +
-              "has no room for this job's result (code job_store_full).",
+              "has no room for this job's result (code job_store_full), or UPLOAD_MAX_SPOOLING uploads are being " +
+              'received already (code service_busy, with Retry-After).',
             {
+              uploads_busy: entryEnvelope('UPLOADS_BUSY', { limit: 32, retryAfter: 5 }),
               unavailable: entryEnvelope('JOB_STORE_UNAVAILABLE'),
               store_full: entryEnvelope('JOB_STORE_FULL', { where: 'Redis maxmemory', neededMiB: 120, freeMiB: 40 }),
             },

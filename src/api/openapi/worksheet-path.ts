@@ -90,6 +90,14 @@ export function worksheetPathItem(parts: WorksheetPathParts): ZodOpenApiPathItem
         '500': parts.errorResponse('Unexpected failure (code internal_error). Never carries internal detail.', {
           internal: errorExample('INTERNAL'),
         }),
+        '503': parts.errorResponse(
+          'application/pdf only: the PDF was not ready within its 10 s budget, or 32 PDFs wait already (code ' +
+            'service_busy, with Retry-After); the HTML and JSON worksheets are not affected.',
+          {
+            pdf_timeout: errorExample('WORKSHEET_PDF_TIMEOUT', { seconds: 10, retryAfter: 5 }),
+            pdf_busy: errorExample('WORKSHEET_PDF_BUSY', { limit: 32, retryAfter: 5 }),
+          },
+        ),
       },
     },
   };
