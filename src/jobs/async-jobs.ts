@@ -20,6 +20,7 @@
  * A job belongs to the token that submitted it (`owner`, src/jobs/ownership.ts); `cancel` stops it (its chunks
  * stop: the run's signal aborts) and removes its result, the job then reads failed with code job_cancelled.
  */
+import { keyTag } from '../log-tag.ts';
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
@@ -193,7 +194,7 @@ export class AsyncJobs {
       dialect: upload.dialect,
       policy: record.policy!,
     });
-    this.#logger.info({ jobId: record.id, format, bytes: upload.bytes }, 'async job queued');
+    this.#logger.info({ job: keyTag(record.id), format, bytes: upload.bytes }, 'async job queued');
     this.#pump();
     return outcome;
   }
@@ -202,7 +203,7 @@ export class AsyncJobs {
     try {
       await this.store.update(id, patch);
     } catch (err) {
-      this.#logger.warn({ jobId: id, err: (err as Error).message }, 'async job: could not update the job store');
+      this.#logger.warn({ job: keyTag(id), err: (err as Error).message }, 'async job: could not update the job store');
     }
   }
 
@@ -250,7 +251,7 @@ export class AsyncJobs {
 
   async #run({ record, path, nonContiguous, dialect, policy }: Pending, signal: AbortSignal): Promise<void> {
     const id = record.id;
-    const log = this.#logger.child({ jobId: id });
+    const log = this.#logger.child({ job: keyTag(id) });
     if (await this.#cancelledElsewhere(id)) {
       await removeSpoolFile(path).catch(() => undefined);
       log.info('async job cancelled before it started');
@@ -368,7 +369,7 @@ export class AsyncJobs {
     }
     // Also when the run here had just finished: the mark and the removal of the result are what DELETE promises.
     await this.#markFailed(id, entryEnvelope('JOB_CANCELLED'));
-    this.#logger.info({ jobId: id }, 'async job cancelled');
+    this.#logger.info({ job: keyTag(id) }, 'async job cancelled');
   }
 
   /**

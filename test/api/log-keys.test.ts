@@ -143,6 +143,11 @@ describe('job ids in the request log (AUTH_MODE=off: the id is the only key to t
     expect(all).not.toContain(other);
     expect(all).not.toContain(STUDENT);
     expect(all).not.toMatch(/subsidized_amount|total_limit|dependency_status/);
+    // Nor any other line of the service: src/jobs logs the job's own lines (queued, running, completed) by tag.
+    const everything = service.logs.join('');
+    expect(everything).not.toContain(id);
+    expect(everything).not.toContain(id.slice(12, 44));
+    expect(service.logs.some((l) => l.includes('"msg":"async job queued"') && l.includes(keyTag(id)))).toBe(true);
 
     const lines = requestLines(service.logs);
     const tag = keyTag(id);
