@@ -3,6 +3,7 @@
  * citing the regulation and every reading of rules.md §9, and every example in it valid against the document's
  * own JSON schemas (converted back with zod's JSON Schema reader, so the check does not reuse the source zod).
  */
+import { POLICY_OPTIONS } from '../../../src/domain/policy.ts';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { z } from 'zod';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -380,7 +381,7 @@ describe('the document as served, with the async jobs paths added through the ex
     }
   });
 
-  it('POST /v1/jobs takes the same query parameters as the bulk door (charset, delimiter, extra_columns, bom)', () => {
+  it('POST /v1/jobs takes the same query parameters as the bulk door (charset, delimiter, extra_columns, bom, policy.*)', () => {
     type Op = { parameters?: { in: string; name: string }[] };
     const full = buildOpenApiDocument({
       paths: jobsOpenApiPaths({ ttlSeconds: 86_400, maxBytes: 1 << 20, store: 'memory' }),
@@ -390,7 +391,8 @@ describe('the document as served, with the async jobs paths added through the ex
         .filter((p) => p.in === 'query')
         .map((p) => p.name)
         .sort();
-    expect(queryOf('/v1/calculate/bulk')).toEqual(['bom', 'charset', 'delimiter', 'extra_columns']);
+    const policy = POLICY_OPTIONS.map((o) => `policy.${o.name}`); // one per option of the policy table
+    expect(queryOf('/v1/calculate/bulk')).toEqual(['bom', 'charset', 'delimiter', 'extra_columns', ...policy].sort());
     expect(queryOf('/v1/jobs')).toEqual(queryOf('/v1/calculate/bulk'));
   });
 });
