@@ -1,8 +1,10 @@
 /**
  * Starting amounts per loan type, before the reduction (rules.md §2.2), in this order:
  *
- * 0. (§2.3) for the final period of an undergraduate program shorter than an academic year, the statutory
- *    limits are first prorated by credits ÷ academic-year credits (src/domain/final-period.ts);
+ * 0. (§2.1) for a legacy graduate or professional student in a health professions program, C_max gains the
+ *    program's additional unsubsidized amount (src/domain/health-professions.ts); (§2.3) for the final period of
+ *    an undergraduate program shorter than an academic year, the statutory limits are first prorated
+ *    (src/domain/final-period.ts);
  * 1. sub_base = min(subsidized_amount, statutory subsidized max); 0 for graduate and professional students;
  * 2. unsub_base = combined max − sub_base (unused subsidized eligibility shifts to unsubsidized);
  * 4. total_limit (institutional program limit, 34 CFR 685.203(m)(2)) caps sub + unsub, lowering unsubsidized,
@@ -17,8 +19,9 @@
  */
 
 import { type Dec, ZERO, dec, isPositive, maxDec, minDec } from './decimal.ts';
-import { type ProratedLimits, proratedLimits } from './final-period.ts';
+import { type PeriodTerm, type ProratedLimits, type ProrationReadings, proratedLimits } from './final-period.ts';
 import type { GradPlusSizing } from './grad-plus.ts';
+import { type HealthProfessionsIncrease, healthProfessionsIncrease } from './health-professions.ts';
 import { type LimitTable, STATUTORY_LIMIT_TABLE, type StatutoryLimitRow, lookupStatutoryLimit } from './limits.ts';
 import type { CalculationInput } from './types.ts';
 import * as W from './warnings.ts';
@@ -30,15 +33,21 @@ export interface StartingAmounts {
   gradPlus: GradPlusSizing | null;
   /** The statutory row the amounts were drawn from (for audit and explanations). */
   limit: StatutoryLimitRow;
+  /** The §2.1 health professions increase added to C_max, when it applies. */
+  healthProfessions: HealthProfessionsIncrease | null;
   /** The §2.3 prorated limits, when the final-period proration applies. */
   proration: ProratedLimits | null;
+  /** The limits the bases were drawn from: the row's, with the §2.1 increase and the §2.3 proration applied. */
+  subsidizedMax: Dec;
+  combinedMax: Dec;
   warnings: string[];
 }
 
-/** §2.3: prorate the statutory limits by these credits over the academic year's credits. */
+/** §2.3: prorate the statutory limits by the period's credits at origination over the academic year's credits. */
 export interface FinalPeriodProration {
-  credits: readonly Dec[];
+  terms: readonly PeriodTerm[];
   academicYearCredits: Dec;
+  readings: ProrationReadings;
 }
 
 interface ParsedLimit {
@@ -97,10 +106,47 @@ export function startingAmounts(
   );
   let { subsidizedMax, combinedMax } = parsedLimit(limit);
 
+  // 0. §2.1 health professions: legacy graduate/professional students keep prior law's increase
+  let healthProfessions: HealthProfessionsIncrease | null = null;
+  if (input.health_professions_program !== null || input.academic_year_months !== null) {
+    const program = input.health_professions_program;
+    const why = undergrad
+      ? 'undergraduate'
+      : !input.is_legacy_borrower
+        ? 'not_legacy'
+        : program === null
+          ? 'no_program'
+          : null;
+    if (why === null) {
+      healthProfessions = healthProfessionsIncrease(program!, input.academic_year_months, input.award_year);
+      if (healthProfessions === null) {
+        warnings.push(W.healthProfessionsIgnored('not_in_force', input.degree_level, input.award_year));
+      } else {
+        combinedMax = combinedMax.plus(healthProfessions.additional);
+        warnings.push(
+          W.healthProfessionsIncrease(
+            healthProfessions.row.program,
+            healthProfessions.months,
+            healthProfessions.additional,
+            healthProfessions.how,
+            combinedMax,
+            healthProfessions.row.table,
+          ),
+        );
+      }
+    } else warnings.push(W.healthProfessionsIgnored(why, input.degree_level, input.award_year));
+  }
+
   // 0. §2.3 final period: prorated statutory limits (undergraduates only; the caller decides it applies)
   let proration: ProratedLimits | null = null;
   if (finalPeriod !== null && undergrad) {
-    proration = proratedLimits(subsidizedMax, combinedMax, finalPeriod.credits, finalPeriod.academicYearCredits);
+    proration = proratedLimits(
+      subsidizedMax,
+      combinedMax,
+      finalPeriod.terms,
+      finalPeriod.academicYearCredits,
+      finalPeriod.readings,
+    );
     subsidizedMax = proration.subsidizedMax;
     combinedMax = proration.combinedMax;
   }
@@ -164,5 +210,15 @@ export function startingAmounts(
     }
   }
 
-  return { sub: amounts.sub, unsub: amounts.unsub, gradPlus, limit, proration, warnings };
+  return {
+    sub: amounts.sub,
+    unsub: amounts.unsub,
+    gradPlus,
+    limit,
+    healthProfessions,
+    proration,
+    subsidizedMax,
+    combinedMax,
+    warnings,
+  };
 }

@@ -2,8 +2,9 @@
  * calculate(): the Schedule of Reductions (34 CFR 685.203(m)) for one student, composed from the rule modules.
  * Pure: plain validated data in (CalculationInput), plain data out (CalculationResult), deterministic.
  *
- *   bases.ts          §2 starting amounts and caps
+ *   bases.ts          §2 starting amounts and caps (§2.1 the health professions increase, health-professions.ts)
  *   final-period.ts   §2.3 final period of an undergraduate program (traditional proration, no reduction)
+ *   policy.ts         §10 the school policy in force: its options are readings (readings.ts)
  *   grad-plus.ts      §2.2 Grad PLUS sized after the reduction of the other two loans
  *   percentage.ts     §3 the academic-year percentage and the annual amounts
  *   terms.ts          §4 status, enrollment intensity (the term's own ratio), eligibility
@@ -36,6 +37,7 @@ import {
   termAdjustments,
   termsUnder,
 } from './recalculation.ts';
+import { DEFAULT_POLICY, type SchoolPolicy, isDefaultPolicy, policyText } from './policy.ts';
 import { type Readings, readingsForPolicy } from './readings.ts';
 import { termStanding } from './terms.ts';
 import type { CalculationInput, CalculationResult, DisbursementOption, TermResult } from './types.ts';
@@ -67,57 +69,70 @@ function explainAdjustment(cause: string, amounts: PerLoan<Dec>): string {
   return W.adjustmentEffect(cause, effects);
 }
 
-/** The starting amounts a scenario (recalculation.ts) is evaluated from, under `readings`. */
-export function scenarioBases(start: StartingAmounts, readings: Readings): ScenarioBases {
+/**
+ * The starting amounts a scenario (recalculation.ts) is evaluated from, under `readings`; `termCount` decides the
+ * one-term loan period of `singleTermBasis: 'half_annual'` (rules.md §10), which does not apply under §2.3.
+ */
+export function scenarioBases(start: StartingAmounts, readings: Readings, termCount: number): ScenarioBases {
   return {
     sub: start.sub,
     unsub: start.unsub,
     gradPlus: start.gradPlus,
     fixedPercent: start.proration === null ? null : HUNDRED,
     readings,
+    halfAnnual: readings.singleTermBasis === 'half_annual' && termCount === 1 && start.proration === null,
   };
 }
 
 /**
- * The starting amounts for one set of credits(t): they depend on the credits only under the §2.3 proration
- * (the prorated limits follow the period's credits), so the baseline of §6 gets its own then.
+ * The starting amounts of §2 (with the §2.3 prorated limits when they apply). The proration is fixed at
+ * origination (credits_enrolled), so the revision and the baseline of §6 share these amounts.
  */
-function startFor(
+export function startFor(
   input: CalculationInput,
   finalPeriod: FinalPeriodCase,
-  credits: readonly Dec[],
+  terms: readonly TermFacts[],
+  readings: Readings,
   table: LimitTable,
 ): StartingAmounts {
   return startingAmounts(
     input,
-    finalPeriod.kind === 'prorate' ? { credits, academicYearCredits: finalPeriod.academicYearCredits } : null,
+    finalPeriod.kind === 'prorate' ? { terms, academicYearCredits: finalPeriod.academicYearCredits, readings } : null,
     table,
   );
 }
 
-/** The §2.3 sentences: proration applied, flag not applicable, or fields ignored. */
+/** The §2.3 sentences: proration applied (and not redone for changed credits), flag not applicable, or ignored. */
 function finalPeriodWarnings(
   input: CalculationInput,
   finalPeriod: FinalPeriodCase,
   start: StartingAmounts,
-  annualFtCredits: Dec,
+  terms: readonly TermFacts[],
 ): string[] {
   switch (finalPeriod.kind) {
     case 'prorate': {
       const p = start.proration!;
-      return [
-        W.finalPeriodProrated(
-          p.credits,
-          finalPeriod.academicYearCredits,
-          p.capped,
-          p.subsidizedMax,
-          p.unsubsidizedOnly,
-          p.combinedMax,
-        ),
+      const sentences = [
+        W.finalPeriodProrated({
+          credits: p.credits,
+          academicYearCredits: finalPeriod.academicYearCredits,
+          periodFullTime: finalPeriod.periodFullTime,
+          capped: p.capped,
+          decimal: p.decimal,
+          method: p.method,
+          leftOut: p.belowHalfTimeTerms.map((i) => terms[i]!.label),
+          subsidizedMax: p.subsidizedMax,
+          combinedMax: p.combinedMax,
+          unsubsidizedOnly: p.limits === 'parts_rounded' ? p.unsubsidizedOnly : null,
+        }),
       ];
+      const changes: W.CreditChange[] = [];
+      for (const t of terms) if (t.changed) changes.push({ label: t.label, enrolled: t.enrolled, actual: t.actual! });
+      if (changes.length > 0) sentences.push(W.prorationNotRedone(changes));
+      return sentences;
     }
     case 'not_shorter':
-      return [W.finalPeriodNotShorter(annualFtCredits, finalPeriod.academicYearCredits)];
+      return [W.finalPeriodNotShorter(finalPeriod.periodFullTime, finalPeriod.academicYearCredits)];
     case 'ignored_not_undergraduate':
       return [W.finalPeriodIgnoredForGraduate(input.degree_level)];
     case 'none':
@@ -130,12 +145,50 @@ function finalPeriodWarnings(
   }
 }
 
+const policySentences = new WeakMap<SchoolPolicy, string | null>();
+
+/** rules.md §10: one sentence naming the non-default options in force, or null for the default policy. */
+export function policySentence(policy: SchoolPolicy): string | null {
+  if (policy === DEFAULT_POLICY) return null;
+  let sentence = policySentences.get(policy);
+  if (sentence === undefined) {
+    sentence = isDefaultPolicy(policy) ? null : W.schoolPolicyInForce(policyText(policy));
+    policySentences.set(policy, sentence);
+  }
+  return sentence;
+}
+
+/**
+ * rules.md §7 (2026-27.3): why a legacy borrower's Grad PLUS is $0 when a cost of attendance sized it (plus_denied
+ * and a missing cost of attendance have their own sentences in bases.ts); null when it is not $0.
+ */
+function gradPlusZeroSentence(start: StartingAmounts, revision: Scenario, readings: Readings): string | null {
+  const amount = revision.gradPlus;
+  const sizing = start.gradPlus;
+  if (amount === null || sizing === null || !amount.annual.isZero()) return null;
+  if (amount.gap.isZero()) {
+    const before = readings.gradPlusBase === 'before_reduction';
+    return W.gradPlusZeroNoGap(
+      sizing.costOfAttendance,
+      before ? start.sub : revision.annual[0],
+      before ? start.unsub : revision.annual[1],
+      before ? 'starting' : 'reduced',
+    );
+  }
+  if (amount.base.isZero() && sizing.totalLimit !== null) {
+    return W.gradPlusZeroTotalLimit(sizing.totalLimit, start.sub, start.unsub, amount.gap);
+  }
+  return W.gradPlusZeroRounded(amount.base, revision.percent);
+}
+
 /**
  * What calculate() worked out on its way to the result, handed to a recorder when one is given (the worksheet's
  * steps, src/domain/trace.ts, are built from it). Nothing here is computed for the recorder alone.
  */
 export interface CalculationWorkings {
   input: CalculationInput;
+  /** The readings the calculation ran under (the school policy's, readingsForPolicy(), by default). */
+  readings: Readings;
   terms: readonly TermFacts[];
   annualFtCredits: Dec;
   finalPeriod: FinalPeriodCase;
@@ -171,16 +224,20 @@ export function calculate(
   if (n === 0) throw new Error('calculate: at least one term is required (validated by the schema)');
   const fullTime = terms.map((t) => t.fullTime);
   const annualFtCredits = annualFullTimeCredits(fullTime);
-  const finalPeriod = finalPeriodCase(input, annualFtCredits);
+  const finalPeriod = finalPeriodCase(input, terms);
 
-  // §2 starting amounts (§2.3 prorated limits when they apply)
+  // §10 the school policy in force, then §2 starting amounts (§2.1 increase, §2.3 prorated limits)
+  const start = startFor(input, finalPeriod, terms, readings, table);
+  const policy = policySentence(input.policy);
+  const warnings = policy === null ? start.warnings.slice() : [policy, ...start.warnings];
+  if (finalPeriod.kind !== 'none' || input.academic_year_credits !== null) {
+    warnings.push(...finalPeriodWarnings(input, finalPeriod, start, terms));
+  }
+  const bases = scenarioBases(start, readings, n);
+
+  // §3–§6 the revision (credits(t)), and the baseline (credits_enrolled) only when some credits changed; both
+  // share the starting amounts (the §2.3 proration is fixed at origination)
   const revisionCredits = terms.map((t) => t.credits);
-  const start = startFor(input, finalPeriod, revisionCredits, table);
-  const warnings = start.warnings.slice();
-  warnings.push(...finalPeriodWarnings(input, finalPeriod, start, annualFtCredits));
-  const bases = scenarioBases(start, readings);
-
-  // §3–§6 the revision (credits(t)), and the baseline (credits_enrolled) only when some credits changed
   const payments = collectPayments(terms);
   const revision = evaluateScenario(terms, revisionCredits, annualFtCredits, bases, payments);
   const { showBoth, disbursementPct } = optionsOffered(revision);
@@ -188,11 +245,7 @@ export function calculate(
   let baseline = revision;
   if (terms.some((t) => t.changed)) {
     const enrolledCredits = terms.map((t) => t.enrolled);
-    const baselineBases =
-      finalPeriod.kind === 'prorate'
-        ? scenarioBases(startFor(input, finalPeriod, enrolledCredits, table), readings)
-        : bases;
-    baseline = evaluateScenario(terms, enrolledCredits, annualFtCredits, baselineBases, payments, revision);
+    baseline = evaluateScenario(terms, enrolledCredits, annualFtCredits, bases, payments, revision);
   }
   const adjustments = termAdjustments(terms, revision, baseline);
   const finalExcesses = finalTermExcesses(terms, revision, payments);
@@ -200,9 +253,17 @@ export function calculate(
   // §7 student-level warnings, in a fixed order
   const percent = revision.percent;
   const gradPlus = revision.gradPlus;
-  if (gradPlus !== null && gradPlus.squeezed && start.gradPlus !== null && start.gradPlus.totalLimit !== null) {
+  const gradPlusZero = gradPlus === null ? null : gradPlusZeroSentence(start, revision, readings);
+  if (
+    gradPlus !== null &&
+    gradPlus.squeezed &&
+    !gradPlus.base.isZero() &&
+    start.gradPlus !== null &&
+    start.gradPlus.totalLimit !== null
+  ) {
     warnings.push(W.gradPlusTotalLimitCap(start.gradPlus.totalLimit, gradPlus.base, gradPlus.gap));
   }
+  if (gradPlusZero !== null) warnings.push(gradPlusZero);
   if (finalPeriod.kind !== 'prorate' && input.academic_year_terms !== null && input.academic_year_terms > n) {
     warnings.push(
       W.shorterLoanPeriod(n, input.academic_year_terms, sumDec(revision.credits), annualFtCredits, percent),
@@ -284,6 +345,7 @@ export function calculate(
   if (recorder !== undefined) {
     recorder({
       input,
+      readings,
       terms,
       annualFtCredits,
       finalPeriod,

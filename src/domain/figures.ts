@@ -6,9 +6,9 @@
  * are calculate()'s for every example under every reading.
  */
 
-import { type StartingAmounts, startingAmounts } from './bases.ts';
-import { scenarioBases } from './calculate.ts';
-import { finalPeriodCase } from './final-period.ts';
+import type { StartingAmounts } from './bases.ts';
+import { scenarioBases, startFor } from './calculate.ts';
+import { type FinalPeriodCase, finalPeriodCase } from './final-period.ts';
 import { type LimitTable, STATUTORY_LIMIT_TABLE } from './limits.ts';
 import { toDisbursementOption, toJsonNumber } from './output.ts';
 import { annualFullTimeCredits } from './percentage.ts';
@@ -49,28 +49,45 @@ function options(schedule: PerLoan<Dec[]>): DisbursementOption[] {
  * `proportional: false` leaves the proportional option out (null) when the caller does not need it.
  */
 export class StudentFigures {
+  readonly #input: CalculationInput;
+  readonly #table: LimitTable;
   readonly #terms: TermFacts[];
   readonly #annualFtCredits: Dec;
   readonly #credits: Dec[];
-  readonly #start: StartingAmounts;
+  readonly #finalPeriod: FinalPeriodCase;
+  /** The starting amounts without the §2.3 proration (they do not depend on the readings then). */
+  #start: StartingAmounts | null = null;
+  /** Under the §2.3 proration, the starting amounts per proration reading (`fraction|limits`). */
+  #prorated: Map<string, StartingAmounts> | null = null;
 
   constructor(input: CalculationInput, table: LimitTable = STATUTORY_LIMIT_TABLE) {
+    this.#input = input;
+    this.#table = table;
     this.#terms = input.terms.map(readTerm);
     if (this.#terms.length === 0) throw new Error('figures: at least one term is required (validated by the schema)');
     this.#annualFtCredits = annualFullTimeCredits(this.#terms.map((t) => t.fullTime));
-    const finalPeriod = finalPeriodCase(input, this.#annualFtCredits);
+    this.#finalPeriod = finalPeriodCase(input, this.#terms);
     this.#credits = this.#terms.map((t) => t.credits);
-    this.#start = startingAmounts(
-      input,
-      finalPeriod.kind === 'prorate'
-        ? { credits: this.#credits, academicYearCredits: finalPeriod.academicYearCredits }
-        : null,
-      table,
-    );
+    if (this.#finalPeriod.kind !== 'prorate') {
+      this.#start = startFor(input, this.#finalPeriod, this.#terms, SERVICE_READINGS, table);
+    }
+  }
+
+  /** calculate()'s starting amounts under `readings` (only the §2.3 proration depends on them). */
+  #startUnder(readings: Readings): StartingAmounts {
+    if (this.#start !== null) return this.#start;
+    const key = `${readings.prorationFraction}|${readings.prorationLimits}`;
+    this.#prorated ??= new Map();
+    let start = this.#prorated.get(key);
+    if (start === undefined) {
+      start = startFor(this.#input, this.#finalPeriod, this.#terms, readings, this.#table);
+      this.#prorated.set(key, start);
+    }
+    return start;
   }
 
   #bases(readings: Readings): ScenarioBases {
-    return scenarioBases(this.#start, readings);
+    return scenarioBases(this.#startUnder(readings), readings, this.#terms.length);
   }
 
   /**

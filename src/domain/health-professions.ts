@@ -10,7 +10,9 @@
  * 11 months: 20,000 ÷ 9 × 11 = 24,444). Foreign schools may not award the increase; the service cannot know.
  */
 
-import type { Reference } from './limits.ts';
+import { type Dec, dec, decInt } from './decimal.ts';
+import { type Reference, awardYearStart } from './limits.ts';
+import { roundHalfUpDiv } from './rounding.ts';
 
 const HANDBOOK_CH4: Reference = {
   title: 'FSA Handbook 2025-26, Vol. 8 ch. 4 ("Annual and Aggregate Loan Limits"), tables 3A and 3B',
@@ -106,4 +108,54 @@ export const ACADEMIC_YEAR_MONTHS_DEFAULT = 9;
 
 export function isHealthProfessionsProgram(value: unknown): value is HealthProfessionsProgram {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(HEALTH_PROFESSIONS_TABLE, value);
+}
+
+/** The increase a legacy graduate/professional student's C_max gains (rules.md §2.1). */
+export interface HealthProfessionsIncrease {
+  readonly row: HealthProfessionsRow;
+  /** The months of the academic year used (null in the request means 9). */
+  readonly months: number;
+  /** The additional Unsubsidized amount, whole dollars. */
+  readonly additional: Dec;
+  /** How the amount was found: "the 9-month amount" or "20000 ÷ 9 × 11 = 24444.44…, rounded half up". */
+  readonly how: string;
+}
+
+const increases = new Map<string, HealthProfessionsIncrease | null>();
+
+/**
+ * The additional amount for a program and months in an award year: the 9-month column for 9 months, the 12-month
+ * column for 12, the 9-month amount ÷ 9 × months rounded half up for 10 or 11. Null when the row is not yet in
+ * force in that award year (its `effective` date is after the award year's July 1). Cached per key.
+ */
+export function healthProfessionsIncrease(
+  program: HealthProfessionsProgram,
+  months: number | null,
+  awardYear: string,
+): HealthProfessionsIncrease | null {
+  const m = months ?? ACADEMIC_YEAR_MONTHS_DEFAULT;
+  const key = `${program}|${m}|${awardYear}`;
+  const cached = increases.get(key);
+  if (cached !== undefined) return cached;
+  const row = HEALTH_PROFESSIONS_TABLE[program];
+  const start = awardYearStart(awardYear);
+  let increase: HealthProfessionsIncrease | null = null;
+  if (start !== null && row.effective <= start) {
+    if (m <= ACADEMIC_YEAR_MONTHS_MIN) {
+      increase = Object.freeze({ row, months: m, additional: dec(row.nineMonths), how: 'the 9-month amount' });
+    } else if (m >= ACADEMIC_YEAR_MONTHS_MAX) {
+      increase = Object.freeze({ row, months: m, additional: dec(row.twelveMonths), how: 'the 12-month amount' });
+    } else {
+      const nine = dec(row.nineMonths);
+      const additional = roundHalfUpDiv(nine.times(decInt(m)), decInt(ACADEMIC_YEAR_MONTHS_MIN));
+      increase = Object.freeze({
+        row,
+        months: m,
+        additional,
+        how: `the 9-month amount ÷ 9 × ${m} = ${row.nineMonths} ÷ 9 × ${m}, rounded half up`,
+      });
+    }
+  }
+  increases.set(key, increase);
+  return increase;
 }

@@ -100,6 +100,11 @@ export interface ScenarioBases {
   fixedPercent: Dec | null;
   /** The readings of the rules the scenario is computed under (src/domain/readings.ts); default the service's. */
   readings?: Readings;
+  /**
+   * `singleTermBasis: 'half_annual'` on a one-term loan period without the §2.3 proration: Sub and Unsub are reduced
+   * from half their bases, round_half_up(base × pct ÷ 200) (rules.md §10); Grad PLUS is not halved.
+   */
+  halfAnnual?: boolean;
 }
 
 export interface Scenario {
@@ -196,7 +201,8 @@ export function yearUnder(
     return { percent: bases.fixedPercent, exact: null, float: readings.arithmetic === 'binary_float' };
   }
   const eligible = terms.map((t, i) => termStanding(credits[i]!, t.fullTime).eligible);
-  return yearPercentUnder(credits, eligible, annualFtCredits, readings);
+  const fullTime = readings.belowHalfTimeTerms === 'dropped' ? terms.map((t) => t.fullTime) : undefined;
+  return yearPercentUnder(credits, eligible, annualFtCredits, readings, fullTime);
 }
 
 /** The reduced annual amounts (and the Grad PLUS sizing) for a year's percentage under readings. */
@@ -206,8 +212,9 @@ export function annualsUnder(
   readings: Readings,
 ): { annual: PerLoan<Dec>; gradPlus: GradPlusAmount | null } {
   const reduce = (base: Dec) => reduceUnder(base, year);
-  const annualSub = reduce(bases.sub);
-  const annualUnsub = reduce(bases.unsub);
+  const half = bases.halfAnnual === true;
+  const annualSub = reduceUnder(bases.sub, year, half);
+  const annualUnsub = reduceUnder(bases.unsub, year, half);
   const before = readings.gradPlusBase === 'before_reduction';
   const gradPlus =
     bases.gradPlus === null

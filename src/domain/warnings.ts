@@ -174,11 +174,81 @@ export function gradPlusTotalLimitCap(totalLimit: Dec, ceiling: Dec, gap: Dec): 
   );
 }
 
+/**
+ * Grad PLUS of $0 for a legacy borrower with a cost of attendance (rules.md §7, 2026-27.3): why, with the amounts.
+ * `basis` says which Sub and Unsub were subtracted: the reduced amounts, or the starting ones (grad_plus_gap
+ * before_reduction).
+ */
+export function gradPlusZeroNoGap(costOfAttendance: Dec, sub: Dec, unsub: Dec, basis: 'reduced' | 'starting'): string {
+  return (
+    `Grad PLUS is $0 because the cost of attendance of ${formatDollars(costOfAttendance)} does not exceed the ` +
+    `${basis} subsidized and unsubsidized amounts (${formatDollars(sub)} + ${formatDollars(unsub)} = ` +
+    `${formatDollars(sub.plus(unsub))}): nothing is left for Grad PLUS.`
+  );
+}
+
+export function gradPlusZeroTotalLimit(totalLimit: Dec, sub: Dec, unsub: Dec, gap: Dec): string {
+  return (
+    `Grad PLUS is $0 because the institutional program limit (total_limit, 34 CFR 685.203(m)(2)) of ` +
+    `${formatDollars(totalLimit)} is used up by the subsidized and unsubsidized starting amounts ` +
+    `(${formatDollars(sub)} + ${formatDollars(unsub)}), so it leaves $0 for Grad PLUS instead of the ` +
+    `${formatDollars(gap)} of cost of attendance minus the reduced Direct Loans.`
+  );
+}
+
+export function gradPlusZeroRounded(base: Dec, percent: Dec): string {
+  return (
+    `Grad PLUS is $0 because its base of ${formatDollars(base)} reduced to ${formatPercent(percent)} (and never ` +
+    `above the whole dollars of the base) rounds to $0.`
+  );
+}
+
 export function gradPlusClosedToNewBorrowers(): string {
   return (
     'Grad PLUS is $0 because Grad PLUS is closed to graduate and professional borrowers without the interim ' +
     '(legacy) exception from July 1, 2026 (34 CFR 685.200(b)(2)).'
   );
+}
+
+export function healthProfessionsIncrease(
+  program: string,
+  months: number,
+  additional: Dec,
+  how: string,
+  combinedMax: Dec,
+  table: string,
+): string {
+  return (
+    `Increased unsubsidized amount for health professions (${program}, ${months}-month academic year): ` +
+    `${formatDollars(additional)} (${how}) is added to the combined limit, which becomes ` +
+    `${formatDollars(combinedMax)}, as prior law allows and the interim (legacy) exception keeps (FSA Handbook ` +
+    `2025-26 Vol. 8 ch. 4, table ${table}). Foreign schools may not award this increase.`
+  );
+}
+
+export function healthProfessionsIgnored(
+  why: 'undergraduate' | 'not_legacy' | 'no_program' | 'not_in_force',
+  degree: DegreeLevel,
+  awardYear: string,
+): string {
+  const fields = 'health_professions_program and academic_year_months were ignored';
+  switch (why) {
+    case 'undergraduate':
+      return `${fields} because the student is an undergraduate: the increased unsubsidized amounts for health professions never applied to undergraduates.`;
+    case 'not_legacy':
+      return (
+        `${fields} because the ${degree} student is not a legacy borrower: the increased unsubsidized amounts for ` +
+        'health professions ended from July 1, 2026 for borrowers without the interim (legacy) exception.'
+      );
+    case 'no_program':
+      return 'academic_year_months was ignored because no health_professions_program was given: the months only size the increased unsubsidized amount of a health professions program.';
+    case 'not_in_force':
+      return `${fields} because the table of increased unsubsidized amounts for health professions has no amounts in force for award year ${awardYear}.`;
+  }
+}
+
+export function schoolPolicyInForce(options: string): string {
+  return `School policy in force: ${options}.`;
 }
 
 // ---------------------------------------------------------------------------------------------- percentage
@@ -207,22 +277,59 @@ export function legacyStillReduced(percent: Dec): string {
 
 // ---------------------------------------------------------------------------------------------- final period
 
-export function finalPeriodProrated(
-  credits: Dec,
-  academicYearCredits: Dec,
-  capped: boolean,
-  subsidizedMax: Dec,
-  unsubsidizedOnly: Dec,
-  combinedMax: Dec,
-): string {
-  const fraction = capped
-    ? `${formatCredits(credits)} credits, at least the academic year's ${formatCredits(academicYearCredits)}, so the limits are not lowered`
-    : `${formatCredits(credits)} of ${formatCredits(academicYearCredits)} academic-year credits`;
+export interface ProrationFacts {
+  /** P: the credits of the period's terms at least half time. */
+  credits: Dec;
+  academicYearCredits: Dec;
+  /** Σ full_time_credits of the period's terms (credits_enrolled > 0). */
+  periodFullTime: Dec;
+  capped: boolean;
+  /** The 2-decimal fraction under a school policy; null for the exact fraction. */
+  decimal: Dec | null;
+  method: 'exact' | 'decimal_rounded' | 'decimal_truncated';
+  /** Labels of the period's terms below half time, left out of P. */
+  leftOut: readonly string[];
+  subsidizedMax: Dec;
+  combinedMax: Dec;
+  /** The unsubsidized-only part prorated on its own (the `parts_rounded` reading); null when prorated directly. */
+  unsubsidizedOnly: Dec | null;
+}
+
+export function finalPeriodProrated(p: ProrationFacts): string {
+  const y = formatCredits(p.academicYearCredits);
+  const shorter = `the period's ${formatCredits(p.periodFullTime)} full-time credits are fewer than the academic year's ${y}`;
+  const fraction = p.capped
+    ? `${formatCredits(p.credits)} credits, at least the academic year's ${y}, so the limits are not lowered`
+    : p.decimal === null
+      ? `${formatCredits(p.credits)} of ${y} academic-year credits`
+      : `${formatCredits(p.credits)} of ${y} academic-year credits as the decimal ${p.decimal.toFixed()}, ` +
+        `${p.method === 'decimal_rounded' ? 'rounded' : 'truncated'} to 2 places by school policy`;
+  const leftOut =
+    p.leftOut.length === 0
+      ? ''
+      : `; ${joinList(p.leftOut)}, below half time, ${p.leftOut.length === 1 ? 'receives' : 'receive'} no loan and ` +
+        `${p.leftOut.length === 1 ? 'its' : 'their'} credits are not counted`;
+  const combined =
+    p.unsubsidizedOnly === null
+      ? `${formatDollars(p.combinedMax)} combined`
+      : `${formatDollars(p.combinedMax)} combined (${formatDollars(p.subsidizedMax)} + ` +
+        `${formatDollars(p.unsubsidizedOnly)})`;
   return (
-    'Final period of the program, shorter than an academic year: the annual loan limits are prorated ' +
-    `(${fraction}) to ${formatDollars(subsidizedMax)} subsidized and ${formatDollars(combinedMax)} combined ` +
-    `(${formatDollars(subsidizedMax)} + ${formatDollars(unsubsidizedOnly)}) (34 CFR 685.203(a)(4)–(6), (d)), ` +
-    'and the less-than-full-time reduction is not applied on top.'
+    `Final period of the program, shorter than an academic year (${shorter}): the annual loan limits are ` +
+    `prorated (${fraction}${leftOut}) to ${formatDollars(p.subsidizedMax)} subsidized and ${combined} ` +
+    '(34 CFR 685.203(a)(4)–(6), (d); FSA Handbook Vol. 8 ch. 5), and the less-than-full-time reduction is not ' +
+    'applied on top.'
+  );
+}
+
+export function prorationNotRedone(changes: readonly CreditChange[]): string {
+  const what = joinList(
+    changes.map((c) => `${c.label} from ${formatCredits(c.enrolled)} to ${formatCredits(c.actual)} credits`),
+  );
+  return (
+    `Final credits differ from enrolled credits (${what}), but the final-period proration was not redone: it is ` +
+    'fixed at origination on the credits the student was scheduled to attend (34 CFR 685.301(a)(5)(ii)); the ' +
+    'final credits still decide which terms can be paid.'
   );
 }
 

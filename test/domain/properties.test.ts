@@ -292,17 +292,20 @@ describe('properties of the 2026-27.2 rules (Grad PLUS after the reduction, §2.
         const r = calculate(input);
         const dependency = input.dependency_status === 'independent' || input.plus_denied ? 'independent' : 'dependent';
         const [sMax, cMax] = UNDERGRADUATE_LIMITS[dependency][input.grade_level!];
-        const credits = input.terms.reduce((a, t) => a.plus(t.actual_final_credits ?? t.credits_enrolled), new Dec(0));
+        // rules.md §2.3 (2026-27.3): P = Σ credits_enrolled (at origination, never the final credits) of the terms
+        // scheduled at least half time; C'max and S'max each prorated directly.
+        const credits = input.terms.reduce(
+          (a, t) =>
+            new Dec(t.credits_enrolled).times(2).gte(new Dec(t.full_time_credits)) ? a.plus(t.credits_enrolled) : a,
+          new Dec(0),
+        );
         const ayc = new Dec(input.academic_year_credits!);
         // fraction = num ÷ den, kept as a ratio: the bounds below are compared multiplied by den, exactly (a
         // quotient such as 1/3 rounded to a working precision would make a bound met exactly look exceeded).
         const [num, den] = credits.gte(ayc) ? [new Dec(1), new Dec(1)] : [credits, ayc];
         // The exact prorated limits (before whole-dollar rounding) plus at most half a dollar of rounding each.
         const subLimit = num.times(sMax).plus(den.times(0.5));
-        const combinedLimit = num
-          .times(sMax)
-          .plus(num.times(cMax - sMax))
-          .plus(den);
+        const combinedLimit = num.times(cMax).plus(den.times(0.5));
         expect(r.reduced_annual_pct).toBe(100);
         expect(r.show_both_options).toBe(false);
         expect(new Dec(r.annual_basic_eligibility_sub).times(den).lte(subLimit)).toBe(true);

@@ -7,7 +7,14 @@ import { describe, expect, it } from 'vitest';
 import { calculate } from '../../src/domain/calculate.ts';
 import { STATUTORY_LIMIT_TABLE } from '../../src/domain/limits.ts';
 import { StudentFigures, figuresUnder } from '../../src/domain/figures.ts';
-import { REASON_READINGS, type Readings, SERVICE_READINGS, readingsWith } from '../../src/domain/readings.ts';
+import {
+  REASON_READINGS,
+  type Readings,
+  SERVICE_READINGS,
+  readingsForPolicy,
+  readingsOver,
+  readingsWith,
+} from '../../src/domain/readings.ts';
 import type { CalculationInput } from '../../src/domain/types.ts';
 import { parseCalculationRequest } from '../../src/schema/request.ts';
 import { EXAMPLES } from '../bulk/examples.ts';
@@ -29,8 +36,10 @@ describe('the service readings', () => {
     for (const ex of EXAMPLES) {
       const i = input(ex.id);
       const plain = calculate(i);
-      expect(calculate(i, STATUTORY_LIMIT_TABLE, SERVICE_READINGS), ex.id).toEqual(plain);
-      expect(under(i, {}), ex.id).toEqual(plain); // not the same object: the general path
+      // An example with a school policy calculates under that policy's readings (rules.md §10).
+      const policyReadings = readingsForPolicy(i.policy);
+      expect(calculate(i, STATUTORY_LIMIT_TABLE, policyReadings), ex.id).toEqual(plain);
+      expect(calculate(i, STATUTORY_LIMIT_TABLE, readingsOver(policyReadings, {})), ex.id).toEqual(plain); // general path
       expect(plain.reduced_annual_pct, ex.id).toBe(ex.expected.reduced_annual_pct);
     }
   });

@@ -328,9 +328,10 @@ describe('§2.3 final period of an undergraduate program (traditional proration,
   const finalFall = (enrolled: number, extra: Partial<WireRequest> = {}) =>
     student([term('Fall', 12, enrolled)], { final_period_of_program: true, academic_year_credits: 24, ...extra });
 
-  it("Metro State's example: independent senior, 8 of 12, academic year 24 → 1,833 sub / 2,333 unsub, 100%", () => {
-    // fraction 8/24 = 1/3: S'max = round(5,500 / 3) = 1,833; unsubsidized-only part round(7,000 / 3) = 2,333;
-    // C'max = 4,166. sub = min(5,500, 1,833) = 1,833; unsub = 4,166 − 1,833 = 2,333. No reduction on top.
+  it("Metro State's example: independent senior, 8 of 12, academic year 24 → 1,833 sub / 2,334 unsub, 100%", () => {
+    // fraction 8/24 = 1/3: S'max = round(5,500 / 3) = round(1,833.33) = 1,833; C'max = round(12,500 / 3) =
+    // round(4,166.67) = 4,167 (each prorated directly, rules.md §2.3 2026-27.3). sub = min(5,500, 1,833) = 1,833;
+    // unsub = 4,167 − 1,833 = 2,334. No reduction on top.
     const r = calculate(
       toInput(
         finalFall(8, {
@@ -341,11 +342,11 @@ describe('§2.3 final period of an undergraduate program (traditional proration,
       ),
     );
     expect(r.reduced_annual_pct).toBe(100);
-    expect([r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([1833, 2333]);
+    expect([r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([1833, 2334]);
     expect(r.show_both_options).toBe(false);
-    expect(r.total_equal).toEqual({ subsidized: 1833, unsubsidized: 2333, grad_plus: 0 });
+    expect(r.total_equal).toEqual({ subsidized: 1833, unsubsidized: 2334, grad_plus: 0 });
     expect(r.warnings).toContain(
-      'Final period of the program, shorter than an academic year: the annual loan limits are prorated (8 of 24 academic-year credits) to $1,833 subsidized and $4,166 combined ($1,833 + $2,333) (34 CFR 685.203(a)(4)–(6), (d)), and the less-than-full-time reduction is not applied on top.',
+      "Final period of the program, shorter than an academic year (the period's 12 full-time credits are fewer than the academic year's 24): the annual loan limits are prorated (8 of 24 academic-year credits) to $1,833 subsidized and $4,167 combined (34 CFR 685.203(a)(4)–(6), (d); FSA Handbook Vol. 8 ch. 5), and the less-than-full-time reduction is not applied on top.",
     );
     expect(r.warnings.join(' ')).toMatch(/\$5,500 exceeds the prorated subsidized maximum of \$1,833/);
     expect(r.warnings.join(' ')).toMatch(/Proportional disbursement is not offered because the final-period proration/);
@@ -387,9 +388,9 @@ describe('§2.3 final period of an undergraduate program (traditional proration,
   });
 
   it('need, total_limit and cost of attendance still cap the prorated limits', () => {
-    // 8 of 24: S'max 1,167 (3,500/3 = 1,166.67), unsub-only 667 (2,000/3): C'max 1,834.
+    // 8 of 24: S'max 1,167 (3,500/3 = 1,166.67), C'max 1,833 (5,500/3 = 1,833.33): need 1,000 → unsub 833.
     const need = calculate(toInput(finalFall(8, { subsidized_amount: 1000 })));
-    expect([need.annual_basic_eligibility_sub, need.annual_basic_eligibility_unsub]).toEqual([1000, 834]);
+    expect([need.annual_basic_eligibility_sub, need.annual_basic_eligibility_unsub]).toEqual([1000, 833]);
     const limited = calculate(toInput(finalFall(8, { total_limit: 1500 })));
     expect([limited.annual_basic_eligibility_sub, limited.annual_basic_eligibility_unsub]).toEqual([1167, 333]);
     const coa = calculate(toInput(finalFall(8, { cost_of_attendance: 1000 })));
@@ -435,12 +436,123 @@ describe('§2.3 final period of an undergraduate program (traditional proration,
     expect(r.warnings.join(' ')).toMatch(/final_period_of_program and academic_year_credits were ignored .* graduate/);
   });
 
-  it('recalculation: final credits 6 instead of 9 re-prorate the limits, and the adjustment says so', () => {
-    // Revision 6/24: 875 / 500. Baseline (enrolled 9/24): 1,313 / 750. Adjustments −438 / −250 on the open term.
+  it('fixed at origination: final credits 6 instead of 9 do not re-prorate, and a warning says so', () => {
+    // credits_enrolled 9 of 24: S'max = 3,500 × 9/24 = 1,312.5 → 1,313; C'max = 5,500 × 9/24 = 2,062.5 → 2,063;
+    // sub 1,313, unsub 750. The final 6 credits are still half time (6 ≥ 12 ÷ 2), so Fall is paid as before.
     const r = calculate(toInput(student([term('Fall', 12, 9, { actual_final_credits: 6 })], finalFall(9))));
-    expect([r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([875, 500]);
+    expect([r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([1313, 750]);
     const fall = r.terms[0]!;
-    expect([fall.adjustment_sub, fall.adjustment_unsub, fall.adjustment_source_index]).toEqual([-438, -250, 0]);
-    expect(fall.adjustment_explanation).toMatch(/subsidized amount from \$1,313 to \$875/);
+    expect([fall.adjustment_sub, fall.adjustment_unsub, fall.adjustment_source_index]).toEqual([0, 0, null]);
+    expect(r.warnings.join(' ')).toMatch(/Fall from 9 to 6 credits\), but the final-period proration was not redone/);
+  });
+
+  it('fixed at origination: a term whose final credits fall below half time is not paid, the limits stay', () => {
+    // Winter 12 + Spring 12 of 36 (24 < 36): P = 24 → S'max 3,500 × 2/3 = 2,333.33 → 2,333; C'max 5,500 × 2/3 =
+    // 3,666.67 → 3,667; sub 2,333, unsub 1,334. Spring's final 3 credits are below half time: Spring gets nothing,
+    // the limits are not re-prorated; the equal split moves Spring's share to Winter (adjustment +1,166 / +667).
+    const r = calculate(
+      toInput(
+        student([term('Winter', 12, 12), term('Spring', 12, 12, { actual_final_credits: 3 })], {
+          final_period_of_program: true,
+          academic_year_credits: 36,
+        }),
+      ),
+    );
+    expect([r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([2333, 1334]);
+    expect(r.terms.map((t) => [t.equal.subsidized, t.equal.unsubsidized])).toEqual([
+      [2333, 1334],
+      [0, 0],
+    ]);
+    expect([r.terms[0]!.adjustment_sub, r.terms[0]!.adjustment_unsub]).toEqual([1166, 667]);
+    expect(r.warnings.join(' ')).toMatch(
+      /Spring from 12 to 3 credits\), but the final-period proration was not redone/,
+    );
+  });
+
+  it('Handbook ch. 5 example 5 (exact): fall 12 of 12 + winter 3 of 12, year 36 → only fall counts: 1,833 / 667', () => {
+    // Period fall + winter: Σ full time 24 < 36. Winter 3 < 6 is below half time: P = 12. fraction 12/36 = 1/3.
+    // S'max = 5,500 / 3 = 1,833.33 → 1,833; C'max = 7,500 / 3 = 2,500; unsub 2,500 − 1,833 = 667. Winter gets 0.
+    const r = calculate(
+      toInput(
+        student([term('Fall', 12, 12), term('Winter', 12, 3)], {
+          grade_level: 'third_year_and_beyond',
+          subsidized_amount: 5500,
+          final_period_of_program: true,
+          academic_year_credits: 36,
+        }),
+      ),
+    );
+    expect([r.reduced_annual_pct, r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([
+      100, 1833, 667,
+    ]);
+    expect(r.terms.map((t) => t.equal.subsidized)).toEqual([1833, 0]);
+    expect(r.warnings.join(' ')).toMatch(/Winter, below half time, receives no loan and its credits are not counted/);
+  });
+
+  it('Handbook ch. 5 example 6 (exact): a 0-credit winter between fall and spring is not in the period: 3,667 / 4,666', () => {
+    // Period fall + spring (winter credits_enrolled 0): Σ full time 24 < 36; P = 24; 24/36 = 2/3.
+    // S'max = 5,500 × 2/3 = 3,666.67 → 3,667; C'max = 12,500 × 2/3 = 8,333.33 → 8,333; unsub 8,333 − 3,667 = 4,666.
+    const r = calculate(
+      toInput(
+        student([term('Fall', 12, 12), term('Winter', 12, 0), term('Spring', 12, 12)], {
+          dependency_status: 'independent',
+          grade_level: 'third_year_and_beyond',
+          subsidized_amount: 5500,
+          final_period_of_program: true,
+          academic_year_credits: 36,
+        }),
+      ),
+    );
+    expect([r.reduced_annual_pct, r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([
+      100, 3667, 4666,
+    ]);
+    // The same with the 2-decimal fraction (school policy, rules.md §10): 0.67 → 3,685 / 8,375 − 3,685 = 4,690;
+    // truncated 0.66 → 5,500 × 0.66 = 3,630, 12,500 × 0.66 = 8,250 → unsub 4,620.
+    const policy = (proration_fraction: 'decimal_rounded' | 'decimal_truncated') =>
+      calculate(
+        toInput(
+          student([term('Fall', 12, 12), term('Winter', 12, 0), term('Spring', 12, 12)], {
+            dependency_status: 'independent',
+            grade_level: 'third_year_and_beyond',
+            subsidized_amount: 5500,
+            final_period_of_program: true,
+            academic_year_credits: 36,
+            policy: { proration_fraction },
+          }),
+        ),
+      );
+    const rounded = policy('decimal_rounded');
+    expect([rounded.annual_basic_eligibility_sub, rounded.annual_basic_eligibility_unsub]).toEqual([3685, 4690]);
+    expect(rounded.warnings[0]).toBe('School policy in force: proration_fraction=decimal_rounded.');
+    expect(rounded.warnings.join(' ')).toMatch(/as the decimal 0\.67, rounded to 2 places by school policy/);
+    const truncated = policy('decimal_truncated');
+    expect([truncated.annual_basic_eligibility_sub, truncated.annual_basic_eligibility_unsub]).toEqual([3630, 4620]);
+  });
+
+  it('Handbook ch. 5 example 5 with the decimal 0.33: 5,500 × 0.33 = 1,815, 7,500 × 0.33 = 2,475 → unsub 660', () => {
+    const r = calculate(
+      toInput(
+        student([term('Fall', 12, 12), term('Winter', 12, 3)], {
+          grade_level: 'third_year_and_beyond',
+          subsidized_amount: 5500,
+          final_period_of_program: true,
+          academic_year_credits: 36,
+          policy: { proration_fraction: 'decimal_rounded' },
+        }),
+      ),
+    );
+    expect([r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([1815, 660]);
+  });
+
+  it('every enrolled term below half time: P = 0, the limits are $0', () => {
+    // Fall 3 of 12 is the only enrolled term and it is below half time: P = 0 → S'max = C'max = 0.
+    const r = calculate(toInput(finalFall(3)));
+    expect([r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([0, 0]);
+  });
+
+  it('the §3 "fewer terms" warning is replaced by the proration warning', () => {
+    const r = calculate(toInput(finalFall(8, { academic_year_terms: 2 })));
+    expect(r.warnings.join(' ')).not.toMatch(/shorter than the academic year, so the percentage/);
+    expect(r.warnings.join(' ')).toMatch(/Final period of the program, shorter than an academic year/);
   });
 });

@@ -157,7 +157,8 @@ describe('§7 each listed situation has a warning', () => {
   it('final period: proration applied, not shorter than a year, ignored for a graduate, or without the flag', () => {
     const finalPeriod = { final_period_of_program: true, academic_year_credits: 24 } as const;
     expect(all(student([term('Fall', 12, 8)], finalPeriod))).toContain(
-      'Final period of the program, shorter than an academic year: the annual loan limits are prorated (8 of 24 academic-year credits) to $1,167 subsidized and $1,834 combined ($1,167 + $667) (34 CFR 685.203(a)(4)–(6), (d)), and the less-than-full-time reduction is not applied on top.',
+      // 8/24 of 3,500 = 1,166.67 → 1,167; 8/24 of 5,500 = 1,833.33 → 1,833 (each prorated directly).
+      "Final period of the program, shorter than an academic year (the period's 12 full-time credits are fewer than the academic year's 24): the annual loan limits are prorated (8 of 24 academic-year credits) to $1,167 subsidized and $1,833 combined (34 CFR 685.203(a)(4)–(6), (d); FSA Handbook Vol. 8 ch. 5), and the less-than-full-time reduction is not applied on top.",
     );
     expect(all(student(reduced, finalPeriod))).toContain(
       "final_period_of_program does not change the amounts: the period's 24 full-time credits are not fewer than the academic year's 24, so the period is not shorter than an academic year; no traditional proration, the normal reduction applies.",
