@@ -40,10 +40,31 @@ export const CITATIONS = Object.freeze({
     'HEA §455(a)(4) (20 U.S.C. 1087e(a)(4)); 91 FR 23883; 34 CFR 685.200(b)(2); 34 CFR 685.203(j)(1) (Grad PLUS ' +
       'sized after the reduction of the other loans, the reading of Oracle SFP and project-sor, rules.md §9)',
   ),
-  /** Traditional proration of a final period shorter than an academic year (§2.3). */
+  /** Traditional proration of a final period shorter than an academic year (§2.3 as revised in 2026-27.3). */
   finalPeriod: cite(
     '34 CFR 685.203(a)(4)–(6) and (d); FSA Handbook Vol. 8 ch. 5 ("Loan limit proration"); no reduction on top ' +
       'per the FSA vendor focus group of 2026-07-23 as implemented by project-sor V56',
+  ),
+  /**
+   * How the final-period limits are prorated (§2.3, 2026-27.3): the period's terms at least half time, the combined
+   * and subsidized limits each prorated directly, fixed at origination.
+   */
+  proration: cite(
+    'FSA Handbook 2025-26 Vol. 8 ch. 5 ("Loan Limit Proration"): only the hours of terms the student can be paid ' +
+      'for (example 5), a not-enrolled term outside the period (example 6), the combined and then the subsidized ' +
+      'prorated limit each determined directly (example 8), the fraction or a 2-decimal figure applied ' +
+      'consistently; fixed at origination, 34 CFR 685.301(a)(5)(ii)',
+  ),
+  /** Increased unsubsidized amounts for health professions kept for legacy borrowers (§2.1, 2026-27.3). */
+  healthProfessions: cite(
+    'FSA Handbook 2025-26 Vol. 8 ch. 4 ("Annual and Aggregate Loan Limits"), tables 3A and 3B and the proration ' +
+      'for 10 or 11 months; kept for legacy borrowers by the interim exception (HEA §455(a)(4) as amended by ' +
+      'Pub. L. 119-21 §81001; FSA Loan Limits FAQ 2026-05-20, GPSLL-Q5)',
+  ),
+  /** The school policy in force (§10, 2026-27.3). */
+  schoolPolicy: cite(
+    'rules.md §10: choices the FSA Handbook leaves to the school "as long as [it is] consistent" (Vol. 8 ch. 5) ' +
+      'and readings of rules.md §9 a school may settle on its own counsel’s advice',
   ),
   /** Equal and proportional disbursements (§5). */
   distribution: cite(

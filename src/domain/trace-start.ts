@@ -8,7 +8,8 @@
 import { fitUnderCap } from './bases.ts';
 import type { CalculationWorkings } from './calculate.ts';
 import { CITATIONS } from './citations.ts';
-import { type Dec, HUNDRED, ZERO, dec, minDec, sumDec } from './decimal.ts';
+import { type Dec, HUNDRED, TWO, ZERO, dec, isPositive, minDec, sumDec } from './decimal.ts';
+import { DEFAULT_POLICY as POLICY_DEFAULTS, type PolicyOptionName, policyText } from './policy.ts';
 import type { Scenario, ScenarioBases } from './recalculation.ts';
 import {
   type StepScalar,
@@ -114,21 +115,118 @@ function finalPeriodStep(w: CalculationWorkings): TraceStep | null {
       };
     case 'prorate': {
       const p = w.start.proration!;
-      const row = w.start.limit;
-      const unsubOnly = dec(row.combinedMax).minus(dec(row.subsidizedMax));
       const y = figure(fp.academicYearCredits);
+      const period = w.terms.filter((t) => isPositive(t.enrolled));
+      const counted = p.countedTerms.map((i) => w.terms[i]!);
+      const left = p.belowHalfTimeTerms.map((i) => w.terms[i]!);
+      const parts = [
+        `period = the terms with credits_enrolled > 0: ${period.map((t) => t.label).join(', ')}; Σ their ` +
+          `full_time_credits ${figure(fp.periodFullTime)} < academic_year_credits ${y}: shorter than an academic year`,
+        `P = Σ credits_enrolled of the period's terms at least half time (credits_enrolled ≥ full_time_credits ÷ 2)` +
+          ` = ${counted.length === 0 ? '0' : `${sumText(counted.map((t) => t.enrolled))} = ${figure(p.credits)}`}` +
+          (left.length === 0
+            ? ''
+            : ` (left out, below half time: ${left.map((t) => `${t.label} ${figure(t.enrolled)} < ${quotient(t.fullTime, TWO)}`).join(', ')})`),
+      ];
       const c = figure(p.credits);
-      const formula = p.capped
-        ? `fraction = min(1, Σ credits ÷ academic_year_credits) = min(1, ${c} ÷ ${y}) = 1: S'max = S_max = ` +
-          `${figure(p.subsidizedMax)}, C'max = C_max = ${figure(p.combinedMax)}`
-        : `fraction = Σ credits ÷ academic_year_credits = ${c} ÷ ${y}; S'max = round_half_up(S_max × fraction) = ` +
-          `round_half_up(${row.subsidizedMax} × ${c} ÷ ${y}) = ${figure(p.subsidizedMax)}; C'max = S'max + ` +
-          `round_half_up((C_max − S_max) × fraction) = ${figure(p.subsidizedMax)} + round_half_up(${figure(unsubOnly)} × ` +
-          `${c} ÷ ${y}) = ${figure(p.subsidizedMax)} + ${figure(p.unsubsidizedOnly)} = ${figure(p.combinedMax)}; ` +
-          'no reduction on top';
-      return { ...base, formula, inputs: { ...base.inputs, credits: num(p.credits) } };
+      const policy = policyNote(w, ['proration_fraction']);
+      let times: string;
+      if (p.capped) {
+        parts.push(`fraction = min(1, P ÷ academic_year_credits) = min(1, ${c} ÷ ${y}) = 1`);
+        times = ' × 1';
+      } else if (p.decimal === null) {
+        parts.push(`fraction = P ÷ academic_year_credits = ${c} ÷ ${y} (exact)`);
+        times = ` × ${c} ÷ ${y}`;
+      } else {
+        const how = p.method === 'decimal_rounded' ? 'rounded half up' : 'truncated';
+        parts.push(
+          `fraction = P ÷ academic_year_credits = ${c} ÷ ${y} = ${quotient(p.credits, fp.academicYearCredits)}, as a ` +
+            `2-decimal figure ${how} = ${figure(p.decimal)}${policy}`,
+        );
+        times = ` × ${figure(p.decimal)}`;
+      }
+      const row = w.start.limit;
+      const sMax = dec(row.subsidizedMax);
+      const cMax = w.start.healthProfessions === null ? dec(row.combinedMax) : p.combinedMax; // never both
+      parts.push(
+        `S'max = round_half_up(S_max × fraction) = round_half_up(${figure(sMax)}${times}) = ${figure(p.subsidizedMax)}`,
+      );
+      if (p.limits === 'parts_rounded') {
+        parts.push(
+          `C'max = S'max + round_half_up((C_max − S_max) × fraction) = ${figure(p.subsidizedMax)} + round_half_up(` +
+            `${figure(cMax.minus(sMax))}${times}) = ${figure(p.subsidizedMax)} + ${figure(p.unsubsidizedOnly)} = ` +
+            `${figure(p.combinedMax)} (the unsubsidized-only part prorated separately)`,
+        );
+      } else {
+        parts.push(
+          `C'max = round_half_up(C_max × fraction) = round_half_up(${figure(cMax)}${times}) = ${figure(p.combinedMax)}`,
+        );
+      }
+      const changed = w.terms.filter((t) => t.changed);
+      parts.push(
+        changed.length === 0
+          ? 'fixed at origination (credits_enrolled); no reduction on top'
+          : `fixed at origination (credits_enrolled): the final credits of ${changed.map((t) => t.label).join(', ')} ` +
+              'do not re-prorate; no reduction on top',
+      );
+      return {
+        ...base,
+        citation: CITATIONS.proration.citation,
+        formula: parts.join('; '),
+        inputs: {
+          ...base.inputs,
+          credits_enrolled: w.terms.map((t) => num(t.enrolled)),
+          full_time_credits: w.terms.map((t) => num(t.fullTime)),
+          credits: num(p.credits),
+          proration_fraction: p.method,
+        },
+      };
     }
   }
+}
+
+/** "; school policy proration_fraction=decimal_rounded (rules.md §10)" when one of `options` is not the default. */
+export function policyNote(w: CalculationWorkings, options: readonly PolicyOptionName[]): string {
+  const changed = options.filter((o) => w.input.policy[o] !== POLICY_DEFAULTS[o]);
+  if (changed.length === 0) return '';
+  return ` (school policy ${changed.map((o) => `${o}=${w.input.policy[o]}`).join(', ')}, rules.md §10)`;
+}
+
+/** §10: the school policy in force, when it is not the default (the worksheet lists every option). */
+function policyStep(w: CalculationWorkings): TraceStep | null {
+  const text = policyText(w.input.policy);
+  if (text === '') return null;
+  return {
+    id: 'policy',
+    section: '§10',
+    title: 'School policy in force',
+    citation: CITATIONS.schoolPolicy.citation,
+    formula: `options not at their default: ${text}; every other option at its default (${policyText(w.input.policy, 'all')})`,
+    inputs: Object.fromEntries(Object.entries(w.input.policy)),
+    output: {},
+  };
+}
+
+/** §2.1: the health professions increase added to C_max, when it applies. */
+function healthStep(w: CalculationWorkings): TraceStep | null {
+  const h = w.start.healthProfessions;
+  if (h === null) return null;
+  const c = dec(w.start.limit.combinedMax);
+  return {
+    id: 'base.health_professions',
+    section: '§2.1',
+    title: 'Increased unsubsidized amount for health professions',
+    citation: h.row.citation,
+    formula:
+      `${h.row.program} (table ${h.row.table}), ${h.months}-month academic year: additional amount = ${h.how} = ` +
+      `${figure(h.additional)}; C_max = ${figure(c)} + ${figure(h.additional)} = ${figure(c.plus(h.additional))} ` +
+      `(9 months ${h.row.nineMonths}, 12 months ${h.row.twelveMonths}; effective ${h.row.effective})`,
+    inputs: {
+      health_professions_program: w.input.health_professions_program,
+      academic_year_months: w.input.academic_year_months,
+    },
+    output: {},
+  };
 }
 
 function capStep(
@@ -168,8 +266,8 @@ function baseSteps(w: CalculationWorkings): TraceStep[] {
   const { input, start } = w;
   const row = start.limit;
   const undergrad = input.degree_level === 'undergraduate';
-  const sMax = start.proration?.subsidizedMax ?? dec(row.subsidizedMax);
-  const cMax = start.proration?.combinedMax ?? dec(row.combinedMax);
+  const sMax = start.subsidizedMax;
+  const cMax = start.combinedMax;
   const [sName, cName] = start.proration === null ? ['S_max', 'C_max'] : ["S'max", "C'max"];
   const requested = input.subsidized_amount === null ? ZERO : dec(input.subsidized_amount);
   const sub = undergrad ? minDec(requested, sMax) : ZERO;
@@ -237,16 +335,24 @@ export function percentageStep(w: CalculationWorkings, scenario: Scenario, prefi
     };
   }
   const belowHalf = w.terms.some((t, i) => credits[i]!.times(2).lt(t.fullTime) && !credits[i]!.isZero());
-  const exact = total.times(HUNDRED);
+  const excluded = belowHalf && w.readings.belowHalfTimeCredits === 'excluded';
+  const counted = excluded ? credits.filter((_, i) => scenario.eligible[i]) : credits;
+  const exact = (excluded ? sumDec(counted) : total).times(HUNDRED);
+  const sum = counted.length === 0 ? '0' : sumText(counted);
   return {
     id: `${prefix}percentage`,
     section: prefix === '' ? '§3' : '§6',
     title: prefix === '' ? 'Academic-year percentage' : 'Baseline percentage (credits_enrolled)',
-    citation: (belowHalf ? CITATIONS.belowHalfTimeCounted : CITATIONS.reduction).citation,
+    citation: excluded
+      ? CITATIONS.schoolPolicy.citation
+      : (belowHalf ? CITATIONS.belowHalfTimeCounted : CITATIONS.reduction).citation,
     formula:
       `reduced_annual_pct = min(100, round_half_up(100 × Σ credits(t) ÷ annual_ft_credits)) = min(100, ` +
-      `round_half_up(100 × (${sumText(credits)}) ÷ ${figure(w.annualFtCredits)})) = min(100, round_half_up(` +
-      `${quotient(exact, w.annualFtCredits)})) = ${figure(scenario.percent)}`,
+      `round_half_up(100 × (${sum}) ÷ ${figure(w.annualFtCredits)})) = min(100, round_half_up(` +
+      `${quotient(exact, w.annualFtCredits)})) = ${figure(scenario.percent)}` +
+      (excluded
+        ? `; the credits of terms below half time are left out of Σ credits(t)${policyNote(w, ['below_half_time_credits'])}`
+        : ''),
     inputs,
     output,
   };
@@ -256,6 +362,20 @@ function annualStep(loan: 'sub' | 'unsub', base: Dec, scenario: Scenario, prefix
   const annual = scenario.annual[loan === 'sub' ? 0 : 1];
   const p = figure(scenario.percent);
   const field = LOAN_FIELDS[loan].annual;
+  if (scenario.bases.halfAnnual === true && !base.isZero()) {
+    return {
+      id: `${prefix}annual.${loan}`,
+      section: prefix === '' ? '§3' : '§6',
+      title: `Annual ${loan === 'sub' ? 'subsidized' : 'unsubsidized'} amount${prefix === '' ? '' : ' (baseline)'}`,
+      citation: CITATIONS.schoolPolicy.citation,
+      formula:
+        `one-term loan period on half the annual amount (school policy single_term_basis=half_annual, rules.md §10): ` +
+        `${field} = round_half_up(${loan}_base × pct ÷ 200) = round_half_up(${figure(base)} × ${p} ÷ 200) = ` +
+        `round_half_up(${quotient(base.times(scenario.percent), HUNDRED.times(TWO))}) = ${figure(annual)}`,
+      inputs: { [`${loan}_base`]: num(base), reduced_annual_pct: num(scenario.percent) },
+      output: prefix === '' ? { [field]: num(annual) } : {},
+    };
+  }
   return {
     id: `${prefix}annual.${loan}`,
     section: prefix === '' ? '§3' : '§6',
@@ -298,7 +418,8 @@ function gradPlusSteps(w: CalculationWorkings, scenario: Scenario, prefix: strin
       },
     ];
   }
-  const [annualSub, annualUnsub] = scenario.annual;
+  const before = w.readings.gradPlusBase === 'before_reduction';
+  const [annualSub, annualUnsub] = before ? [scenario.bases.sub, scenario.bases.unsub] : scenario.annual;
   const ceiling =
     sizing.ceiling === null
       ? ''
@@ -307,10 +428,14 @@ function gradPlusSteps(w: CalculationWorkings, scenario: Scenario, prefix: strin
     {
       id: `${prefix}grad_plus.base`,
       section: '§2.2',
-      title: 'Grad PLUS base: cost of attendance minus the reduced loans',
-      citation: CITATIONS.gradPlus.citation,
+      title: before
+        ? 'Grad PLUS base: cost of attendance minus the starting loans'
+        : 'Grad PLUS base: cost of attendance minus the reduced loans',
+      citation: before ? CITATIONS.schoolPolicy.citation : CITATIONS.gradPlus.citation,
       formula:
-        `grad_plus_base = max(0, cost_of_attendance − annual sub − annual unsub) = max(0, ` +
+        (before
+          ? `grad_plus_base = max(0, cost_of_attendance − sub_base − unsub_base)${policyNote(w, ['grad_plus_gap'])} = max(0, `
+          : `grad_plus_base = max(0, cost_of_attendance − annual sub − annual unsub) = max(0, `) +
         `${figure(sizing.costOfAttendance)} − ${figure(annualSub)} − ${figure(annualUnsub)}) = ${figure(amount.gap)}${ceiling}`,
       inputs: {
         cost_of_attendance: num(sizing.costOfAttendance),
@@ -348,8 +473,13 @@ export function annualSteps(w: CalculationWorkings, scenario: Scenario, prefix: 
 
 /** §3 credits, §2 starting amounts and caps, §3 percentage and annual amounts of the revision. */
 export function startSteps(w: CalculationWorkings): TraceStep[] {
-  const steps = creditSteps(w);
+  const steps: TraceStep[] = [];
+  const policy = policyStep(w);
+  if (policy !== null) steps.push(policy);
+  steps.push(...creditSteps(w));
   steps.push(limitStep(w));
+  const health = healthStep(w);
+  if (health !== null) steps.push(health);
   const fp = finalPeriodStep(w);
   if (fp !== null) steps.push(fp);
   steps.push(...baseSteps(w));

@@ -156,7 +156,13 @@ export function splitSteps(
     !amount.isNegative() && !amount.isZero() && open.length > 0 ? ineligibleOpen : [...open, ...ineligibleOpen];
   if (record) for (const j of zeroTerms) summaryOutput[`terms[${j}].${option}.${key}`] = 0;
   const title = `${option === 'equal' ? 'Equal' : 'Proportional'} split of the ${loan} amount${record ? '' : ' (baseline)'}`;
-  const citation = (option === 'equal' ? CITATIONS.split : CITATIONS.distribution).citation;
+  const citation = (
+    w.readings.remainder === 'last_term'
+      ? CITATIONS.schoolPolicy
+      : option === 'equal'
+        ? CITATIONS.split
+        : CITATIONS.distribution
+  ).citation;
   if (open.length === 0 || amount.isNegative() || amount.isZero()) {
     return [
       {
@@ -173,6 +179,7 @@ export function splitSteps(
       },
     ];
   }
+  const lastTerm = w.readings.remainder === 'last_term';
   const weights = open.map((j) => (option === 'equal' ? ONE : scenario.credits[j]!));
   const total = sumDec(weights);
   const floors = weights.map((wt) => amount.times(wt).divToInt(total));
@@ -188,8 +195,11 @@ export function splitSteps(
       citation,
       formula:
         `${amountName} ${figure(amount)} split over the open eligible terms by ${weightText}: floors ` +
-        `${floors.map(figure).join(', ')}, ${figure(leftover)} leftover dollar(s) to the largest remainders, ties to ` +
-        `the earlier term → ${parts.map(figure).join(' + ')} = ${figure(amount)}` +
+        `${floors.map(figure).join(', ')}, ${figure(leftover)} leftover dollar(s) ${
+          lastTerm
+            ? 'on the last open eligible term (school policy remainder_placement=last_term, rules.md §10)'
+            : 'to the largest remainders, ties to the earlier term'
+        } → ${parts.map(figure).join(' + ')} = ${figure(amount)}` +
         (ineligibleOpen.length > 0 ? '; open terms below half time get 0' : ''),
       inputs: {
         amount: num(amount),
@@ -213,7 +223,7 @@ export function splitSteps(
       ? exact === figure(part)
         ? ` = ${figure(part)}`
         : `${eq}${exact} → floor ${figure(part)}`
-      : `${eq}${exact} → floor ${figure(floors[p]!)} + 1 leftover dollar = ${figure(part)}`;
+      : `${eq}${exact} → floor ${figure(floors[p]!)} + ${figure(extra)} leftover dollar${extra.eq(ONE) ? '' : 's'} = ${figure(part)}`;
     steps.push({
       id: `${prefix}term[${j}].${option}.${loan}`,
       section,

@@ -4,8 +4,9 @@
  * its workings; `calculate` without a recorder builds nothing. Every value of the result is the output of a
  * step (test/domain/trace.test.ts proves it for every example and for random requests).
  *
- *   trace-start.ts   §3 credits, §2.1 statutory row, §2.3 final period, §2.2 starting amounts and caps, §3 percent
- *                    and annual amounts, Grad PLUS
+ *   trace-start.ts   §10 school policy (when not the default), §3 credits, §2.1 statutory row and health professions
+ *                    increase, §2.3 final period, §2.2 starting amounts and caps, §3 percent and annual amounts,
+ *                    Grad PLUS; a step changed by a policy option names it and cites rules.md §10
  *   trace-terms.ts   §4 terms, §6 closed terms and remaining, §5 options, splits, disbursement_pct, totals
  *   this file        §6 the baseline and the adjustments, the final-term over-disbursement, §7 the warnings
  */
@@ -13,7 +14,7 @@
 import { type CalculationWorkings, calculate } from './calculate.ts';
 import { CITATIONS } from './citations.ts';
 import { type LimitTable, STATUTORY_LIMIT_TABLE } from './limits.ts';
-import { SERVICE_READINGS } from './readings.ts';
+import { readingsForPolicy } from './readings.ts';
 import { LOAN_TYPES } from './recalculation.ts';
 import { annualSteps, percentageStep, startSteps } from './trace-start.ts';
 import { type StepScalar, type TraceStep, LOAN_FIELDS, figure, num } from './trace-step.ts';
@@ -148,13 +149,13 @@ export function traceSteps(w: CalculationWorkings): TraceStep[] {
   ];
 }
 
-/** calculate() with its steps: the same result, and how each of its values was computed. */
+/** calculate() with its steps under the school policy in force: the same result, and how each value was computed. */
 export function calculateWithTrace(
   input: CalculationInput,
   table: LimitTable = STATUTORY_LIMIT_TABLE,
 ): TracedCalculation {
   let steps: TraceStep[] | null = null;
-  const result = calculate(input, table, SERVICE_READINGS, (workings) => {
+  const result = calculate(input, table, readingsForPolicy(input.policy), (workings) => {
     steps = traceSteps(workings);
   });
   if (steps === null) throw new Error('calculateWithTrace: calculate() did not hand over its workings');

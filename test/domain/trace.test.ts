@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { WORKED_EXAMPLES } from '../../src/api/openapi/worked-examples.ts';
 import { calculate } from '../../src/domain/calculate.ts';
 import { CITATIONS } from '../../src/domain/citations.ts';
+import { HEALTH_PROFESSIONS_TABLE } from '../../src/domain/health-professions.ts';
 import { STATUTORY_LIMITS } from '../../src/domain/limits.ts';
 import { type TraceStep, calculateWithTrace } from '../../src/domain/trace.ts';
 import type { CalculationInput, CalculationResult } from '../../src/domain/types.ts';
@@ -41,6 +42,7 @@ function resultValues(result: CalculationResult): Map<string, Leaf> {
 const KNOWN_CITATIONS = new Set<string>([
   ...Object.values(CITATIONS).map((c) => c.citation),
   ...STATUTORY_LIMITS.map((r) => r.citation),
+  ...Object.values(HEALTH_PROFESSIONS_TABLE).map((r) => r.citation),
 ]);
 
 /** The problems of one input's trace (empty when the trace covers the result exactly). */
@@ -55,7 +57,7 @@ function traceProblems(plain: CalculationResult, result: CalculationResult, step
   for (const step of steps) {
     if (ids.has(step.id)) problems.push(`duplicate step id ${step.id}`);
     ids.add(step.id);
-    if (!/^§\d(\.\d)?$/.test(step.section)) problems.push(`${step.id}: section ${step.section}`);
+    if (!/^§\d+(\.\d)?$/.test(step.section)) problems.push(`${step.id}: section ${step.section}`);
     if (step.title === '' || step.formula === '') problems.push(`${step.id}: empty title or formula`);
     if (!KNOWN_CITATIONS.has(step.citation)) problems.push(`${step.id}: citation not from the rule data`);
     for (const [path, value] of Object.entries(step.output)) {
@@ -143,15 +145,41 @@ describe('steps of the published examples (figures from rules.md and examples.js
     }
   });
 
-  it("Metro State final period (rules.md §2.3): 8 of 24 credits → S'max 1,833, C'max 1,833 + 2,333 = 4,166, 100%", () => {
+  it("Metro State final period (rules.md §2.3): 8 of 24 credits → S'max 1,833, C'max round(12,500 × 8 ÷ 24) = 4,167", () => {
     const { steps } = calculateWithTrace(exampleInput('REF-FINAL-PERIOD-METRO'));
     const proration = step(steps, 'final_period');
     expect(proration.section).toBe('§2.3');
-    expect(proration.citation).toBe(CITATIONS.finalPeriod.citation);
+    expect(proration.citation).toBe(CITATIONS.proration.citation);
     expect(proration.formula).toContain('round_half_up(5500 × 8 ÷ 24) = 1833');
-    expect(proration.formula).toContain('1833 + 2333 = 4166');
+    expect(proration.formula).toContain(
+      "C'max = round_half_up(C_max × fraction) = round_half_up(12500 × 8 ÷ 24) = 4167",
+    );
     expect(step(steps, 'base.sub').formula).toContain("min(subsidized_amount, S'max) = min(5500, 1833) = 1833");
+    expect(step(steps, 'base.unsub').formula).toContain("C'max − sub_base = 4167 − 1833 = 2334");
     expect(step(steps, 'percentage').output).toEqual({ reduced_annual_pct: 100 });
+  });
+
+  it('Handbook ch. 5 example 5 under decimal_rounded: the period, the half-time filter, 0.33, the policy named', () => {
+    const { steps } = calculateWithTrace(exampleInput('HB-CH5-EX5'));
+    const proration = step(steps, 'final_period');
+    expect(proration.formula).toContain('period = the terms with credits_enrolled > 0: Fall, Winter');
+    expect(proration.formula).toContain('left out, below half time: Winter 3 < 6');
+    // 12 ÷ 36 = 0.333… → 0.33; 5,500 × 0.33 = 1,815; 7,500 × 0.33 = 2,475.
+    expect(proration.formula).toContain('= 0.33 (school policy proration_fraction=decimal_rounded, rules.md §10)');
+    expect(proration.formula).toContain('round_half_up(5500 × 0.33) = 1815');
+    expect(proration.formula).toContain('round_half_up(7500 × 0.33) = 2475');
+    expect(step(steps, 'policy').section).toBe('§10');
+    expect(step(steps, 'policy').formula).toContain('proration_fraction=decimal_rounded');
+  });
+
+  it('the health professions increase is a step with the table’s citation: dentistry, 11 months, 24,444', () => {
+    const { steps } = calculateWithTrace(exampleInput('HB-CH4-DENTISTRY-11'));
+    const h = step(steps, 'base.health_professions');
+    expect(h.section).toBe('§2.1');
+    expect(h.citation).toBe(HEALTH_PROFESSIONS_TABLE.dentistry.citation);
+    // 20,000 ÷ 9 × 11 = 24,444.44 → 24,444; C_max = 20,500 + 24,444 = 44,944.
+    expect(h.formula).toContain('= 24444; C_max = 20500 + 24444 = 44944');
+    expect(step(steps, 'base.unsub').formula).toContain('C_max − sub_base = 44944 − 0 = 44944');
   });
 
   it('Grad PLUS after the reduction (rules.md §2.2): (35,000 − 15,990) × 78% = 14,828', () => {
