@@ -22,7 +22,7 @@ import { MemoryJobStore } from '../../src/jobs/job-store.ts';
 import { WORKED_EXAMPLES } from '../../src/api/openapi/worked-examples.ts';
 
 /** Written out here, not imported: the test must fail if the constant drifts from this revision of the rules. */
-const RULE_SET = '2026-27.2';
+const RULE_SET = '2026-27.3';
 
 const csv =
   'student_id,term_label,full_time_credits,credits_enrolled,dependency_status,grade_level,subsidized_amount\n' +

@@ -167,7 +167,7 @@ describe('OpenAPI 3.1 document', () => {
   });
 
   it('reports the rule set in info and as the X-Rule-Set header of the calculation responses', () => {
-    expect((doc.info as Json)['x-rule-set']).toBe('2026-27.2');
+    expect((doc.info as Json)['x-rule-set']).toBe('2026-27.3');
     expect(doc.info.description).toContain('`X-Rule-Set`');
     for (const path of ['/v1/calculate', '/v1/calculate/bulk']) {
       expect(Object.keys(op(path, 'post').responses['200']?.headers ?? {})).toContain('X-Rule-Set');
