@@ -30,6 +30,7 @@ import { WORKED_EXAMPLES } from '../../src/api/openapi/worked-examples.ts';
 import { killAll, startWorker } from '../support/processes.ts';
 import { findRedis, uniquePrefix, type TestRedis } from '../support/redis.ts';
 import { parseNdjson, parseOutput } from '../bulk/helpers.ts';
+import { examplesCsv, withoutFreeText } from '../bulk/examples.ts';
 import { removePrefix, silentLogger, startService, testConfig } from './helpers.ts';
 import { Readable, Writable } from 'node:stream';
 import { runBulk } from '../../src/bulk/pipeline.ts';
@@ -252,6 +253,31 @@ describe('the reference: the file under its policy', () => {
     const text = await pipelineText('ndjson', createInlineRunner(), testConfig({}), DEFAULT_POLICY);
     const split = parseNdjson(text).find((l) => l.student_id === 'REMAINDER-3')!.result as Result;
     expect(split.terms.map((t) => t.equal.unsubsidized)).toEqual([1834, 1833, 1833]);
+  });
+});
+
+describe('the examples printed under a policy, each file under its own (examples.json, field for field)', () => {
+  it('POST /v1/calculate/bulk with the example’s policy.<option> parameters answers its expected result', async () => {
+    const withPolicy = WORKED_EXAMPLES.filter((e) => e.request.policy !== undefined);
+    expect(withPolicy.map((e) => e.id)).toEqual(expect.arrayContaining(['HB-CH5-EX5', 'HB-CH5-EX6']));
+    const service = await startService(testConfig({}));
+    try {
+      for (const ex of withPolicy) {
+        const policy = ex.request.policy as Record<string, string>;
+        const query = new URLSearchParams(Object.entries(policy).map(([k, v]) => [`policy.${k}`, v])).toString();
+        const file = examplesCsv([{ id: ex.id, request: withoutPolicy(ex.request) as { terms: object[] } }]);
+        const res = await fetch(`${service.base}/v1/calculate/bulk?${query}`, {
+          method: 'POST',
+          headers: { 'content-type': 'text/csv', accept: 'application/x-ndjson' },
+          body: file,
+        });
+        const [line] = parseNdjson(await res.text());
+        expect(line!.error).toBeNull();
+        expect(withoutFreeText(line!.result), ex.id).toEqual(ex.expected);
+      }
+    } finally {
+      await service.close();
+    }
   });
 });
 
