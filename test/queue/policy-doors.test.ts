@@ -264,7 +264,9 @@ describe('the examples printed under a policy, each file under its own (examples
     try {
       for (const ex of withPolicy) {
         const policy = ex.request.policy as Record<string, string>;
-        const query = new URLSearchParams(Object.entries(policy).map(([k, v]) => [`policy.${k}`, v])).toString();
+        const query = new URLSearchParams(
+          Object.entries(policy).map(([k, v]): [string, string] => [`policy.${k}`, v]),
+        ).toString();
         const file = examplesCsv([{ id: ex.id, request: withoutPolicy(ex.request) as { terms: object[] } }]);
         const res = await fetch(`${service.base}/v1/calculate/bulk?${query}`, {
           method: 'POST',
