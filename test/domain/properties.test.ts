@@ -302,7 +302,17 @@ describe('properties of the 2026-27.2 rules (Grad PLUS after the reduction, §2.
         const ayc = new Dec(input.academic_year_credits!);
         // fraction = num ÷ den, kept as a ratio: the bounds below are compared multiplied by den, exactly (a
         // quotient such as 1/3 rounded to a working precision would make a bound met exactly look exceeded).
-        const [num, den] = credits.gte(ayc) ? [new Dec(1), new Dec(1)] : [credits, ayc];
+        // Under a 2-decimal school policy (rules.md §10) the fraction is P ÷ Y as hundredths, rounded or truncated.
+        const method = input.policy.proration_fraction;
+        const hundredths = credits.times(100).dividedBy(ayc);
+        const [num, den] = credits.gte(ayc)
+          ? [new Dec(1), new Dec(1)]
+          : method === 'exact'
+            ? [credits, ayc]
+            : [
+                hundredths.toDecimalPlaces(0, method === 'decimal_rounded' ? Dec.ROUND_HALF_UP : Dec.ROUND_DOWN),
+                new Dec(100),
+              ];
         // The exact prorated limits (before whole-dollar rounding) plus at most half a dollar of rounding each.
         const subLimit = num.times(sMax).plus(den.times(0.5));
         const combinedLimit = num.times(cMax).plus(den.times(0.5));

@@ -7,8 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { calculate } from '../../src/domain/calculate.ts';
 import { STATUTORY_LIMIT_TABLE } from '../../src/domain/limits.ts';
 import { StudentFigures, figuresUnder } from '../../src/domain/figures.ts';
+import { resolvePolicy } from '../../src/domain/policy.ts';
 import {
+  CHECK_REASONS,
+  REASON_CHANGES,
   REASON_READINGS,
+  readingsForReason,
   type Readings,
   SERVICE_READINGS,
   readingsForPolicy,
@@ -97,6 +101,81 @@ describe('other readings', () => {
     expect([r.annual_basic_eligibility_sub, ...equalSubs(r)]).toEqual([1660, 554, 553, 553]);
     // proportional 1,660 × (6, 12, 12) / 30 = 332 + 664 + 664
     expect(r.terms.map((t) => t.proportional!.subsidized)).toEqual([332, 664, 664]);
+  });
+});
+
+describe('the readings of 2026-27.3 (architecture.md "Shadow check", rules.md §2.3 and §10)', () => {
+  it('proration parts rounded: Metro State 1,833 + round(7,000 × 8 ÷ 24) = 1,833 + 2,333 (the rules: 2,334)', () => {
+    const i = input('REF-FINAL-PERIOD-METRO');
+    expect(calculate(i).annual_basic_eligibility_unsub).toBe(2334);
+    const r = under(i, { prorationLimits: 'parts_rounded' });
+    expect([r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub]).toEqual([1833, 2333]);
+  });
+
+  it('proration decimal: Metro State 8/24 = 0.333… → 0.33: 5,500 × 0.33 = 1,815, 12,500 × 0.33 = 4,125 → 2,310', () => {
+    const i = input('REF-FINAL-PERIOD-METRO');
+    for (const fraction of ['decimal_rounded', 'decimal_truncated'] as const) {
+      const r = under(i, { prorationFraction: fraction });
+      expect([r.annual_basic_eligibility_sub, r.annual_basic_eligibility_unsub], fraction).toEqual([1815, 2310]);
+    }
+  });
+
+  it('single term on half the annual amount: FSA-2 9 of 12 → round(3,500 × 75 ÷ 200) = 1,313 (the rules: 2,625)', () => {
+    const r = under(input('FSA-2'), { singleTermBasis: 'half_annual' });
+    expect([r.reduced_annual_pct, r.annual_basic_eligibility_sub, ...equalSubs(r)]).toEqual([75, 1313, 1313]);
+  });
+
+  it('below-half-time term dropped: fall 12/12 + spring 3/12 → 12/12 = 100% (the rules: 15/24 = 63%)', () => {
+    const i = input('FSA-1', (r) => {
+      const terms = r.terms as Record<string, unknown>[];
+      terms[0]!.credits_enrolled = 12;
+      terms[1]!.credits_enrolled = 3;
+    });
+    expect(calculate(i).reduced_annual_pct).toBe(63);
+    const r = under(i, { belowHalfTimeTerms: 'dropped' });
+    // 3,500 at 100% → all of it on fall; total_limit 5,500 − 3,500 = 2,000 unsub likewise.
+    expect([r.reduced_annual_pct, r.annual_basic_eligibility_sub, ...equalSubs(r)]).toEqual([100, 3500, 3500, 0]);
+    // a 0-credit term is not enrolled, not below half time: kept (12 of 24 → 50%)
+    const notEnrolled = input('FSA-1', (r) => {
+      const terms = r.terms as Record<string, unknown>[];
+      terms[0]!.credits_enrolled = 12;
+      terms[1]!.credits_enrolled = 0;
+    });
+    expect(under(notEnrolled, { belowHalfTimeTerms: 'dropped' }).reduced_annual_pct).toBe(50);
+  });
+
+  it('the reasons in the architecture table’s order, each a change on top of any base readings', () => {
+    expect(CHECK_REASONS).toEqual([
+      'option_mismatch',
+      'remainder_placement',
+      'below_half_time_excluded',
+      'percent_not_rounded',
+      'binary_float',
+      'grad_plus_gap_before_reduction',
+      'paid_term_recomputed',
+      'proration_parts_rounded',
+      'proration_decimal',
+      'single_term_half_annual',
+      'below_half_time_term_dropped',
+      'unexplained',
+    ]);
+    expect(Object.keys(REASON_CHANGES)).toEqual(CHECK_REASONS.slice(1, -1));
+    for (const [reason, changes] of Object.entries(REASON_CHANGES)) {
+      expect(REASON_READINGS[reason as keyof typeof REASON_READINGS]).toEqual(changes.map((c) => readingsWith(c)));
+      expect(readingsForReason(SERVICE_READINGS, reason as keyof typeof REASON_CHANGES)).toBe(
+        REASON_READINGS[reason as keyof typeof REASON_READINGS],
+      );
+    }
+    // Over a policy's readings: a change the policy already has is left out (the reason is skipped when none is left).
+    const policy = readingsForPolicy(
+      resolvePolicy({ proration_fraction: 'decimal_rounded', remainder_placement: 'last_term' }),
+    );
+    expect(readingsForReason(policy, 'remainder_placement')).toEqual([]);
+    expect(readingsForReason(policy, 'proration_decimal')).toEqual([
+      readingsOver(policy, { prorationFraction: 'decimal_truncated' }),
+    ]);
+    expect(readingsForReason(policy, 'binary_float')).toEqual([readingsOver(policy, { arithmetic: 'binary_float' })]);
+    expect(readingsForReason(policy, 'binary_float')).toBe(readingsForReason(policy, 'binary_float')); // cached
   });
 });
 

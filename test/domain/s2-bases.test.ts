@@ -6,6 +6,7 @@
  * (100%) show the starting amounts directly as annual amounts; the arithmetic is in the comments.
  */
 
+import { healthProfessionsIncrease } from '../../src/domain/health-professions.ts';
 import { describe, expect, it } from 'vitest';
 import { startingAmounts } from '../../src/domain/bases.ts';
 import { calculate } from '../../src/domain/calculate.ts';
@@ -554,5 +555,80 @@ describe('§2.3 final period of an undergraduate program (traditional proration,
     const r = calculate(toInput(finalFall(8, { academic_year_terms: 2 })));
     expect(r.warnings.join(' ')).not.toMatch(/shorter than the academic year, so the percentage/);
     expect(r.warnings.join(' ')).toMatch(/Final period of the program, shorter than an academic year/);
+  });
+});
+
+describe('§2.1 increased unsubsidized amounts for health professions (2026-27.3)', () => {
+  const fullYear = [term('Fall', 12, 12), term('Spring', 12, 12)];
+  const legacy = (extra: Partial<WireRequest>) =>
+    student(extra.terms ?? fullYear, {
+      dependency_status: 'independent',
+      degree_level: 'professional',
+      grade_level: null,
+      subsidized_amount: 0,
+      is_legacy_borrower: true,
+      ...extra,
+    });
+  const unsub = (request: WireRequest) => calculate(toInput(request)).annual_basic_eligibility_unsub;
+
+  it('table 3A, 9 months (and null months = 9): dentistry 20,500 + 20,000 = 40,500', () => {
+    expect(unsub(legacy({ health_professions_program: 'dentistry', academic_year_months: 9 }))).toBe(40500);
+    expect(unsub(legacy({ health_professions_program: 'dentistry' }))).toBe(40500);
+  });
+
+  it('12 months takes the 12-month column: medicine 20,500 + 26,667 = 47,167; public health 20,500 + 16,667 = 37,167', () => {
+    expect(unsub(legacy({ health_professions_program: 'medicine', academic_year_months: 12 }))).toBe(47167);
+    expect(unsub(legacy({ health_professions_program: 'public_health', academic_year_months: 12 }))).toBe(37167);
+  });
+
+  it('10 or 11 months: the 9-month amount ÷ 9 × months, rounded half up', () => {
+    // 20,000 ÷ 9 × 11 = 24,444.44 → 24,444 → 44,944 (Handbook ch. 4); 12,500 ÷ 9 × 10 = 13,888.89 → 13,889 → 34,389.
+    expect(unsub(legacy({ health_professions_program: 'dentistry', academic_year_months: 11 }))).toBe(44944);
+    expect(unsub(legacy({ health_professions_program: 'chiropractic', academic_year_months: 10 }))).toBe(34389);
+  });
+
+  it('everything after is unchanged: the reduction applies to the increased limit (9 + 9 of 24 → 75% of 40,500)', () => {
+    // 40,500 × 0.75 = 30,375.
+    const r = calculate(
+      toInput(
+        legacy({
+          health_professions_program: 'veterinary_medicine',
+          terms: [term('Fall', 12, 9), term('Spring', 12, 9)],
+        }),
+      ),
+    );
+    expect([r.reduced_annual_pct, r.annual_basic_eligibility_unsub]).toEqual([75, 30375]);
+  });
+
+  it('a warning names the increase used: program, months, amount', () => {
+    const r = calculate(toInput(legacy({ health_professions_program: 'dentistry', academic_year_months: 11 })));
+    expect(r.warnings.join(' ')).toMatch(
+      /Increased unsubsidized amount for health professions \(dentistry, 11-month academic year\): \$24,444 .* becomes \$44,944/,
+    );
+  });
+
+  it('ignored with a warning for a non-legacy graduate, an undergraduate, or months without a program', () => {
+    const notLegacy = calculate(
+      toInput(legacy({ is_legacy_borrower: false, degree_level: 'graduate', health_professions_program: 'medicine' })),
+    );
+    expect(notLegacy.annual_basic_eligibility_unsub).toBe(20500);
+    expect(notLegacy.warnings.join(' ')).toMatch(/were ignored because the graduate student is not a legacy borrower/);
+    const undergraduate = calculate(
+      toInput(student(fullYear, { health_professions_program: 'medicine', academic_year_months: 12 })),
+    );
+    expect(undergraduate.annual_basic_eligibility_unsub).toBe(2000);
+    expect(undergraduate.warnings.join(' ')).toMatch(/never applied to undergraduates/);
+    const noProgram = calculate(toInput(legacy({ academic_year_months: 11 })));
+    expect(noProgram.annual_basic_eligibility_unsub).toBe(20500);
+    expect(noProgram.warnings.join(' ')).toMatch(
+      /academic_year_months was ignored because no health_professions_program/,
+    );
+    // Neither field given: no sentence at all.
+    expect(calculate(toInput(legacy({}))).warnings.join(' ')).not.toMatch(/health/);
+  });
+
+  it('award-year aware: a table row not yet effective in the award year gives no increase, with a warning', () => {
+    expect(healthProfessionsIncrease('dentistry', 9, '2025-26')).toBeNull();
+    expect(healthProfessionsIncrease('dentistry', 11, '2026-27')!.additional.toFixed()).toBe('24444');
   });
 });

@@ -1,11 +1,12 @@
 /**
  * fast-check generators of valid domain inputs (CalculationInput), shared by the property tests: 1–4 terms,
  * credits 0–30 with up to 2 decimals, full time 1–20 with up to 1 decimal, money 0–100,000 with cents, every
- * student kind.
+ * student kind, health professions programs and months, and random school policies (rules.md §10).
  */
 
 import fc from 'fast-check';
-import { DEFAULT_POLICY } from '../../../src/domain/policy.ts';
+import { HEALTH_PROFESSIONS_PROGRAMS } from '../../../src/domain/health-professions.ts';
+import { DEFAULT_POLICY, POLICY_OPTIONS, type PolicyChoices, resolvePolicy } from '../../../src/domain/policy.ts';
 import type { CalculationInput, TermInput } from '../../../src/domain/types.ts';
 
 /** Canonical decimal string of `units / 10^places` (units ≥ 0), built without floating point. */
@@ -35,6 +36,14 @@ export const termArb: fc.Arbitrary<TermInput> = fc.record({
   prior_disbursement_grad_plus: prior,
 });
 
+/** Any subset of the school-policy options (rules.md §10), each at any of its values; often none. */
+export const policyChoicesArb: fc.Arbitrary<PolicyChoices> = fc.record(
+  Object.fromEntries(POLICY_OPTIONS.map((o) => [o.name, fc.constantFrom(...o.values)])) as {
+    [K in keyof PolicyChoices]-?: fc.Arbitrary<NonNullable<PolicyChoices[K]>>;
+  },
+  { requiredKeys: [] },
+);
+
 export const inputArb: fc.Arbitrary<CalculationInput> = fc
   .record({
     dependency_status: fc.constantFrom('dependent' as const, 'independent' as const),
@@ -50,6 +59,9 @@ export const inputArb: fc.Arbitrary<CalculationInput> = fc
     final_period_of_program: fc.boolean(),
     academic_year_credits: fc.option(academicYearCredits, { nil: null, freq: 3 }),
     terms: fc.array(termArb, { minLength: 1, maxLength: 4 }),
+    health_professions_program: fc.option(fc.constantFrom(...HEALTH_PROFESSIONS_PROGRAMS), { nil: null, freq: 3 }),
+    academic_year_months: fc.option(fc.integer({ min: 9, max: 12 }), { nil: null, freq: 2 }),
+    policy: fc.option(policyChoicesArb, { nil: undefined, freq: 2 }),
   })
   .map((r) => {
     const n = r.terms.length;
@@ -68,9 +80,9 @@ export const inputArb: fc.Arbitrary<CalculationInput> = fc
       // Required (rules.md §8) for an undergraduate's final period: the schema would reject null there.
       academic_year_credits:
         r.academic_year_credits ?? (r.final_period_of_program && r.degree_level === 'undergraduate' ? '24' : null),
-      health_professions_program: null,
-      academic_year_months: null,
-      policy: DEFAULT_POLICY,
+      health_professions_program: r.health_professions_program,
+      academic_year_months: r.academic_year_months,
+      policy: r.policy === undefined ? DEFAULT_POLICY : resolvePolicy(r.policy),
       award_year: '2026-27',
       terms: r.terms,
     };
