@@ -30,9 +30,9 @@ describe('worked examples', () => {
     },
   );
 
-  it('has the 17 worked and 6 invalid examples', () => {
-    expect(WORKED_EXAMPLES).toHaveLength(17);
-    expect(INVALID_EXAMPLES).toHaveLength(6);
+  it('has the 21 worked and 8 invalid examples of rules 2026-27.3', () => {
+    expect(WORKED_EXAMPLES).toHaveLength(21);
+    expect(INVALID_EXAMPLES).toHaveLength(8);
   });
 
   it.each(WORKED_EXAMPLES.map((e) => [e.id, e] as const))(

@@ -603,3 +603,48 @@ describe('§8 final_period_of_program and academic_year_credits (rules.md §2.3)
     expect([warned(absent), warned(zero)]).toEqual([true, false]);
   });
 });
+
+describe('§8 a term label is 1 to 100 characters (2026-27.3)', () => {
+  it('a 40,000-character label is a 422 at terms[i].label, answered at once, through JSON and the worksheet', async () => {
+    const body = req((r) => {
+      r.terms[1]!.label = 'A'.repeat(40_000);
+    });
+    const json = await expectRejected(body, ['terms[1].label']);
+    expect(json.field_errors.find((e) => e.field === 'terms[1].label')?.message).toBe(
+      'must be 1 to 100 characters (got 40000)',
+    );
+    for (const accept of ['application/pdf', 'text/html', 'application/json']) {
+      const started = performance.now();
+      const res = await fetch(`${srv.base}/v1/calculate/worksheet`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: accept },
+        body: JSON.stringify(body),
+      });
+      expect(res.status, accept).toBe(422);
+      await res.arrayBuffer();
+      // Not a timing assertion on the service: only that nothing was laid out (a laid-out PDF took 36 s).
+      expect(performance.now() - started, accept).toBeLessThan(10_000);
+    }
+  });
+
+  it('an empty label is a 422; 100 characters, and 100 emoji (code points), are accepted', async () => {
+    await expectRejected(
+      req((r) => {
+        r.terms[0]!.label = '';
+      }),
+      ['terms[0].label'],
+    );
+    await expectAccepted(
+      req((r) => {
+        r.terms[0]!.label = 'x'.repeat(100);
+        r.terms[1]!.label = '🎓'.repeat(100);
+      }),
+    );
+    await expectRejected(
+      req((r) => {
+        r.terms[0]!.label = '🎓'.repeat(101);
+      }),
+      ['terms[0].label'],
+    );
+  });
+});

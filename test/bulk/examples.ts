@@ -9,16 +9,33 @@ import { HEADER, type OutputRow } from './helpers.ts';
 export type Example = WorkedExample;
 type ExampleOption = { subsidized: number; unsubsidized: number; grad_plus: number };
 
-/** The spec's worked examples (src/api/openapi/worked-examples.json is a verbatim copy of examples.json, checked by test/api). */
-export const EXAMPLES: Example[] = WORKED_EXAMPLES;
+/**
+ * The spec's worked examples that one file can carry together: those without a school policy (a file has one
+ * policy, given as query parameters, rules.md §10). src/api/openapi/worked-examples.json is a verbatim copy of
+ * examples.json, checked by test/api.
+ */
+export const EXAMPLES: Example[] = WORKED_EXAMPLES.filter((e) => !('policy' in e.request));
+
+/** The examples printed under a school policy: each is its own file with `policy.<option>` query parameters. */
+export const POLICY_EXAMPLES: Example[] = WORKED_EXAMPLES.filter((e) => 'policy' in e.request);
+
+/** `?policy.<option>=<value>&…` for an example's policy (empty for none). */
+export function policyQuery(ex: Example): string {
+  const policy = (ex.request as { policy?: Record<string, string> }).policy ?? {};
+  const pairs = Object.entries(policy).map(([k, v]) => `policy.${k}=${encodeURIComponent(v)}`);
+  return pairs.length === 0 ? '' : `?${pairs.join('&')}`;
+}
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '';
   return String(value);
 }
 
-/** The bulk header plus the rules.md §2.3 student-level columns (the final-period examples need them). */
-export const EXAMPLES_HEADER = `${HEADER},final_period_of_program,academic_year_credits`;
+/**
+ * The bulk header plus the rules.md §2.3 student-level columns (the final-period examples need them) and the §2.1
+ * health-professions ones (the dentistry example).
+ */
+export const EXAMPLES_HEADER = `${HEADER},final_period_of_program,academic_year_credits,health_professions_program,academic_year_months`;
 
 /** One CSV row per term of each example, student_id = example id; student-level values on every row. */
 export function examplesCsv(
@@ -45,11 +62,14 @@ export function examplesCsv(
 }
 
 /**
- * The invalid examples that a CSV file can express (INV-03's unknown field is an unknown column, which rejects
- * the whole file instead), with the CSV column each expected field path names: `terms[i].x` → column x on row i,
+ * The invalid examples that a CSV file can express, with the CSV column each expected field path names: `terms[i].x` → column x on row i,
  * `terms` → student_id (the count error), any other path → the column of the same name.
  */
-export const CSV_INVALID_EXAMPLES = INVALID_EXAMPLES.filter((e) => e.id !== 'INV-03').map((e) => ({
+export const CSV_INVALID_EXAMPLES = INVALID_EXAMPLES.filter(
+  // INV-03: an unknown column rejects the whole file; INV-36: a file's policy is its query (a 400 before any row,
+  // test/api/policy-query.test.ts), never a column.
+  (e) => e.id !== 'INV-03' && e.id !== 'INV-36',
+).map((e) => ({
   ...e,
   request: e.request as { terms: readonly object[] },
   expected_columns: e.expected_field_paths.map((path) =>

@@ -1,4 +1,5 @@
 /** Shared helpers of the bulk tests: configs, running the pipeline into a string, reading CSV output back. */
+import type { SchoolPolicy } from '../../src/domain/policy.ts';
 import { prescanStream } from '../../src/bulk/prescan.ts';
 import { readFileSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
@@ -61,6 +62,8 @@ export async function runToString(
     config?: Config;
     pieces?: number[];
     limits?: { maxBytes?: number; maxRows?: number };
+    /** The file's school policy (rules.md §10), as a door resolves its query parameters. */
+    policy?: SchoolPolicy;
   } = {},
 ): Promise<{ text: string; summary: BulkSummary }> {
   const sink = new StringSink();
@@ -79,6 +82,7 @@ export async function runToString(
     runner,
     config: options.config ?? bulkConfig(),
     limits: options.limits,
+    policy: options.policy,
   });
   return { text: sink.text(), summary };
 }
