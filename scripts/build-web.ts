@@ -6,6 +6,11 @@
  *                                               bytes, so a changed asset is a new URL
  *   dist/web/manifest.json                      {version, source_hash, files: {name: bytes}}
  *
+ * One asset is written by this script rather than compiled: `service-tables.js`, the service's own tables the
+ * page shows (the school-policy options of src/domain/policy.ts, the health-professions programs and the months of
+ * src/domain/health-professions.ts), taken from the domain at build time so the page never keeps a copy of them.
+ * Its shape is declared for the page's TypeScript in src/web/service-tables.d.ts.
+ *
  * The TypeScript is compiled for the browser by `tsc -p tsconfig.web.json` (DOM lib, ES modules, no bundler).
  * `source_hash` is the sha256 of every input file: `buildWeb({ ifChanged: true })` (the test setup) skips the
  * build when dist/web already holds the output of the same inputs.
@@ -17,6 +22,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { POLICY_OPTIONS } from '../src/domain/policy.ts';
+import {
+  ACADEMIC_YEAR_MONTHS_DEFAULT,
+  ACADEMIC_YEAR_MONTHS_MAX,
+  ACADEMIC_YEAR_MONTHS_MIN,
+  HEALTH_PROFESSIONS_TABLE,
+} from '../src/domain/health-professions.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SRC = join(ROOT, 'src', 'web');
@@ -27,6 +39,8 @@ const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 /** The documents: each placeholder `%ASSETS%` becomes `/assets/<version>`. */
 const DOCUMENTS = ['index.html', 'docs.html'];
 const STYLES = ['page.css'];
+/** The domain files service-tables.js is made from (part of the source hash). */
+const TABLE_SOURCES = ['src/domain/policy.ts', 'src/domain/health-professions.ts'];
 
 export interface WebManifest {
   version: string;
@@ -45,8 +59,42 @@ export function sourceHash(): string {
   const files = readdirSync(SRC)
     .sort()
     .map((name) => join(SRC, name));
+  files.push(...TABLE_SOURCES.map((file) => join(ROOT, file)));
   files.push(join(ROOT, 'tsconfig.web.json'), fileURLToPath(import.meta.url));
   return sha256(files.flatMap((file) => [file.slice(ROOT.length), readFileSync(file)]));
+}
+
+/**
+ * service-tables.js: the tables of the service the page shows, as an ES module of plain data (the fields the page
+ * uses, so the asset stays small). The declaration in src/web/service-tables.d.ts names the same exports.
+ */
+export function serviceTablesModule(): string {
+  const policy = POLICY_OPTIONS.map(({ name, values, section, summary, choose, citation }) => ({
+    name,
+    values,
+    section,
+    summary,
+    choose,
+    citation,
+  }));
+  const programs = Object.values(HEALTH_PROFESSIONS_TABLE).map(({ program, table, nineMonths, twelveMonths }) => ({
+    program,
+    table,
+    nineMonths: Number(nineMonths),
+    twelveMonths: Number(twelveMonths),
+  }));
+  const months = {
+    min: ACADEMIC_YEAR_MONTHS_MIN,
+    max: ACADEMIC_YEAR_MONTHS_MAX,
+    default: ACADEMIC_YEAR_MONTHS_DEFAULT,
+  };
+  const line = (name: string, value: unknown) => `export const ${name} = ${JSON.stringify(value)};\n`;
+  return (
+    '// Written by scripts/build-web.ts from src/domain/policy.ts and src/domain/health-professions.ts.\n' +
+    line('POLICY_OPTIONS', policy) +
+    line('HEALTH_PROFESSIONS', programs) +
+    line('ACADEMIC_YEAR_MONTHS', months)
+  );
 }
 
 function readManifest(): WebManifest | undefined {
@@ -67,6 +115,7 @@ export function buildWeb(options: { ifChanged?: boolean } = {}): WebManifest {
   for (const name of readdirSync(STAGE).sort()) {
     if (name.endsWith('.js')) assets.set(name, readFileSync(join(STAGE, name)));
   }
+  assets.set('service-tables.js', Buffer.from(serviceTablesModule()));
   for (const name of STYLES) assets.set(name, readFileSync(join(SRC, name)));
   const version = sha256([...assets].flatMap(([name, bytes]) => [name, bytes])).slice(0, 12);
 

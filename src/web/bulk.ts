@@ -3,9 +3,13 @@
  * for NDJSON — so both downloads are the service's own output. A progress bar follows the jobs' progress; at
  * the end the page shows rows ok / error rows (from the CSV job's counts), the error rows' line, column and
  * message (from the NDJSON result, whose field errors read `line N: …`), the download links and, when the job
- * status has one, the shadow check's summary.
+ * status has one, the shadow check's summary. The school policy (policy.ts) goes with both submissions as
+ * `policy.<option>=<value>` query parameters, and the summary names the policy the jobs ran under. Student ids,
+ * columns and messages from the file are shown inert (dom.ts `inert`).
  */
-import { byId, formatNumber, h } from './dom.ts';
+import { byId, formatNumber, h, inert } from './dom.ts';
+import { showBidiControls } from './inert.ts';
+import { choicesText, cleanChoices, type PolicySection } from './policy.ts';
 import { renderCheckSummary } from './check-chart.ts';
 import { apiFetch, saveAs } from './api.ts';
 
@@ -16,6 +20,8 @@ interface Job {
   error: { code: string; message: string } | null;
   result_url: string;
   check_summary?: unknown;
+  /** The school policy the job ran with (every option), when the service reports it. */
+  policy?: unknown;
 }
 interface ErrorRow {
   line: number | null;
@@ -27,10 +33,11 @@ interface ErrorRow {
 const POLL_MS = 400;
 const FORMATS = { csv: 'text/csv', ndjson: 'application/x-ndjson' } as const;
 
-async function submit(file: File, accept: string): Promise<Job> {
+async function submit(file: File, accept: string, policyPairs: [string, string][]): Promise<Job> {
   const body = new FormData();
   body.append('file', file, file.name);
-  const res = await apiFetch('/v1/jobs', { method: 'POST', headers: { accept }, body });
+  const query = new URLSearchParams(policyPairs).toString();
+  const res = await apiFetch(`/v1/jobs${query ? `?${query}` : ''}`, { method: 'POST', headers: { accept }, body });
   const json = (await res.json().catch(() => ({}))) as Job & { message?: string };
   if (!res.ok) throw new Error(json.message ?? `The file was refused (${res.status}).`);
   return json;
@@ -69,7 +76,7 @@ export function errorRows(ndjson: string): ErrorRow[] {
   return rows.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
 }
 
-export function startBulk(): void {
+export function startBulk(policy: PolicySection): void {
   const input = byId<HTMLInputElement>('bulk-file');
   const drop = byId('drop-zone');
   const chosen = byId('bulk-chosen');
@@ -116,7 +123,9 @@ export function startBulk(): void {
     bar.removeAttribute('value');
     progressText.textContent = 'Uploading…';
     // The submission answers {id, status, status_url, result_url}; the progress comes with the status.
-    const accepted = await Promise.all([submit(f, FORMATS.csv), submit(f, FORMATS.ndjson)]);
+    const pairs = policy.pairs();
+    const sent = choicesText(policy.choices());
+    const accepted = await Promise.all([submit(f, FORMATS.csv, pairs), submit(f, FORMATS.ndjson, pairs)]);
     let jobs: Job[] = await Promise.all(accepted.map(status));
     show(jobs);
     while (!jobs.every((j) => j.status === 'completed' || j.status === 'failed')) {
@@ -130,7 +139,7 @@ export function startBulk(): void {
     const ndjsonJob = jobs[1]!;
     const res = await apiFetch(ndjsonJob.result_url);
     if (!res.ok) throw new Error(`The result could not be read (${res.status}).`);
-    renderSummary(csvJob, ndjsonJob, errorRows(await res.text()), f.name);
+    renderSummary(csvJob, ndjsonJob, errorRows(await res.text()), f.name, sent);
   }
 
   /** A download button: the result is fetched with the page's credentials and saved under `fileName`. */
@@ -144,7 +153,22 @@ export function startBulk(): void {
     return button;
   }
 
-  function renderSummary(csvJob: Job, ndjsonJob: Job, rows: ErrorRow[], name: string): void {
+  /** The policy the jobs ran under: the job status's own record when it has one, else what was sent. */
+  function policyLine(job: Job, sent: string): HTMLElement {
+    const recorded =
+      job.policy !== null && typeof job.policy === 'object' ? (job.policy as Record<string, unknown>) : undefined;
+    const used = recorded !== undefined ? choicesText(cleanChoices(recorded)) : sent;
+    return used === ''
+      ? h('p', { class: 'policy-used', 'data-field': 'policy' }, 'School policy: service defaults.')
+      : h(
+          'p',
+          { class: 'policy-notice', 'data-field': 'policy' },
+          h('strong', {}, 'School policy: '),
+          `${used}. These figures follow the school’s choices, not the service’s default reading.`,
+        );
+  }
+
+  function renderSummary(csvJob: Job, ndjsonJob: Job, rows: ErrorRow[], name: string, sent: string): void {
     const { rows_done, error_rows } = csvJob.progress;
     const base = name.replace(/\.[^.]*$/, '') || 'results';
     const table = rows.length
@@ -172,9 +196,9 @@ export function startBulk(): void {
                   'tr',
                   {},
                   h('td', { class: 'num' }, r.line ?? '—'),
-                  h('td', {}, r.student),
-                  h('td', {}, r.column),
-                  h('td', {}, r.message),
+                  h('td', {}, inert(r.student)),
+                  h('td', {}, inert(r.column)),
+                  h('td', {}, inert(r.message)),
                 ),
               ),
             ),
@@ -193,6 +217,7 @@ export function startBulk(): void {
         h('span', { 'data-field': 'students' }, formatNumber(csvJob.progress.students_done)),
         ' students.',
       ),
+      policyLine(csvJob, sent),
       table,
       h(
         'p',
@@ -221,7 +246,7 @@ export function startBulk(): void {
       .catch((err: unknown) => {
         bar.hidden = true;
         progressText.textContent = '';
-        problem.textContent = err instanceof Error ? err.message : String(err);
+        problem.textContent = showBidiControls(err instanceof Error ? err.message : String(err));
         problem.hidden = false;
         problem.focus();
       })

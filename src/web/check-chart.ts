@@ -1,9 +1,12 @@
 /**
  * The shadow check's summary (the job status's `check_summary`, when the service has the shadow check): students
  * by status and a bar chart of mismatches by reason. Nothing is shown when the status has no summary. The chart
- * is a list of labelled bars (each with its count in text), so it reads the same to a screen reader.
+ * is a list of labelled bars (each with its count in text), so it reads the same to a screen reader. The bars
+ * follow the service's order of reasons (the job status lists every reason in the table's order, zeros
+ * included), each with its readable name (reason-names.ts) and its token.
  */
-import { fill, formatNumber, h } from './dom.ts';
+import { fill, formatNumber, h, inert } from './dom.ts';
+import { reasonName } from './reason-names.ts';
 
 type Counts = Record<string, number>;
 
@@ -52,7 +55,7 @@ export function renderCheckSummary(target: HTMLElement, summary: unknown): void 
     return h(
       'li',
       { 'data-field': `check_summary.${reason}` },
-      h('span', { class: 'bar-label' }, reason.replaceAll('_', ' ')),
+      h('span', { class: 'bar-label' }, inert(reasonName(reason)), ' ', h('code', {}, inert(reason))),
       h('span', { class: 'bar-track' }, bar),
       h('span', { class: 'bar-count' }, formatNumber(n)),
     );

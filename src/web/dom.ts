@@ -1,4 +1,5 @@
 /** Small DOM helpers for the page: element creation without innerHTML (no markup is ever built from data). */
+import { showBidiControls } from './inert.ts';
 
 export type Attrs = Record<string, string | number | boolean | undefined>;
 export type Child = Node | string | number | null | undefined | false;
@@ -49,4 +50,13 @@ export function idOf(path: string): string {
 export function fill(target: Element, ...children: Child[]): void {
   target.replaceChildren();
   append(target, ...children);
+}
+
+/**
+ * Text that came from a request or an answer (a student id, a term label, a warning, an error message), shown
+ * inert: in its own bidirectional isolate, with any bidirectional-control character as a visible escape
+ * (inert.ts). `<bdi>` isolates by itself; the class says so to the stylesheet too (`unicode-bidi: isolate`).
+ */
+export function inert(text: string): HTMLElement {
+  return h('bdi', { class: 'inert' }, showBidiControls(text));
 }

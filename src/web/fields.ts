@@ -1,8 +1,10 @@
 /**
  * The fields of a CalculationRequest as the form shows them. Each input's `name` is the API field path
  * (`dependency_status`, `terms[1].credits_enrolled`), so an API field error finds its input by name, and the
- * help text under each field is the field's description in the OpenAPI document.
+ * help text under each field is the field's description in the OpenAPI document. The health professions programs
+ * and the months come from the service's own table (service-tables.js, written from the domain at build time).
  */
+import { ACADEMIC_YEAR_MONTHS, HEALTH_PROFESSIONS } from './service-tables.js';
 
 export type FieldKind = 'select' | 'decimal' | 'checkbox' | 'text';
 
@@ -20,7 +22,27 @@ export interface FieldDef {
   required?: boolean;
   /** A hint under the label (units, examples). */
   hint?: string;
+  /**
+   * Meaningful only for a legacy graduate or professional student (the service ignores it with a warning for
+   * anyone else): the form says so beside a value it would ignore, and keeps the value.
+   */
+  legacyOnly?: boolean;
 }
+
+const dollars = (n: number): string => `$${n.toLocaleString('en-US')}`;
+
+/** `osteopathic_medicine` → "Osteopathic medicine". */
+export function programName(program: string): string {
+  const words = program.replaceAll('_', ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+const PROGRAM_OPTIONS = HEALTH_PROFESSIONS.map(
+  (p) => [p.program, `${programName(p.program)} — table ${p.table}, +${dollars(p.nineMonths)} for 9 months`] as const,
+);
+
+const MONTH_OPTIONS: (readonly [string, string])[] = [];
+for (let m = ACADEMIC_YEAR_MONTHS.min; m <= ACADEMIC_YEAR_MONTHS.max; m++) MONTH_OPTIONS.push([String(m), `${m}`]);
 
 export const STUDENT_FIELDS: readonly FieldDef[] = [
   {
@@ -71,6 +93,23 @@ export const STUDENT_FIELDS: readonly FieldDef[] = [
   { key: 'cost_of_attendance', label: 'Cost of attendance', kind: 'decimal', hint: 'dollars, net of other aid' },
   { key: 'is_legacy_borrower', label: 'Legacy borrower (interim exception)', kind: 'checkbox' },
   { key: 'plus_denied', label: 'PLUS loan denied', kind: 'checkbox' },
+  {
+    key: 'health_professions_program',
+    label: 'Health professions program',
+    kind: 'select',
+    legacyOnly: true,
+    hint: 'legacy graduate or professional only',
+    options: [['', '(none)'], ...PROGRAM_OPTIONS],
+  },
+  {
+    key: 'academic_year_months',
+    label: 'Months in the academic year',
+    kind: 'select',
+    integer: true,
+    legacyOnly: true,
+    hint: 'for the health professions increase',
+    options: [['', `(not given: ${ACADEMIC_YEAR_MONTHS.default})`], ...MONTH_OPTIONS],
+  },
   { key: 'final_period_of_program', label: 'Final period of an undergraduate program', kind: 'checkbox' },
   { key: 'academic_year_credits', label: 'Credits in the academic year', kind: 'decimal', hint: 'credits' },
   {

@@ -3,7 +3,8 @@
  * request it makes, its state as name/value pairs (the reopen link), and the API's field errors shown beside
  * their fields (aria-invalid + aria-describedby) and in a summary at the top.
  */
-import { append, byId, h, idOf } from './dom.ts';
+import { append, byId, h, idOf, inert } from './dom.ts';
+import { hasBidiControls, showBidiControls } from './inert.ts';
 import { MAX_TERMS, STUDENT_FIELDS, TERM_FIELDS, termPath, type FieldDef } from './fields.ts';
 import type { FieldHelp } from './openapi-help.ts';
 
@@ -33,6 +34,40 @@ export class StudentForm {
       this.control(termPath(this.termCount - 1, 'label'))?.focus();
     });
     this.setTermCount(2);
+    this.form.addEventListener('change', () => this.updateApplicability());
+    this.form.addEventListener('input', (event) => {
+      if (event.target instanceof HTMLInputElement && event.target.type === 'text') this.showControls(event.target);
+    });
+    this.updateApplicability();
+  }
+
+  /**
+   * The health professions fields count only for a legacy graduate or professional student: for anyone else
+   * they are dimmed and, when they hold a value, a note says the service will ignore it (with a warning). The
+   * value is kept and sent, never cleared.
+   */
+  updateApplicability(): void {
+    const legacy = this.control('is_legacy_borrower');
+    const level = this.control('degree_level')?.value ?? '';
+    const applies =
+      legacy instanceof HTMLInputElement && legacy.checked && (level === 'graduate' || level === 'professional');
+    for (const def of STUDENT_FIELDS) {
+      if (!def.legacyOnly) continue;
+      const wrap = this.form.querySelector<HTMLElement>(`.field[data-path="${def.key}"]`);
+      const note = document.getElementById(`applies-${idOf(def.key)}`);
+      if (wrap === null || note === null) continue;
+      wrap.classList.toggle('not-applicable', !applies);
+      note.hidden = applies || (this.control(def.key)?.value ?? '') === '';
+    }
+  }
+
+  /** Under a text input holding bidirectional controls, the text as it is, with the controls made visible. */
+  private showControls(input: HTMLInputElement): void {
+    const note = document.getElementById(`bidi-${idOf(input.name)}`);
+    if (note === null) return;
+    const found = hasBidiControls(input.value);
+    note.hidden = !found;
+    note.replaceChildren(...(found ? ['Holds invisible direction controls: ', inert(input.value)] : []));
   }
 
   /** One labelled field: label, control, help text (from the OpenAPI document) and a place for its error. */
@@ -50,6 +85,15 @@ export class StudentForm {
       { class: `field field-${def.kind}`, 'data-path': path },
       def.kind === 'checkbox' ? h('div', { class: 'check' }, control, label) : h('div', {}, label, hint),
       def.kind === 'checkbox' ? null : control,
+      def.legacyOnly
+        ? h(
+            'p',
+            { class: 'applies', id: `applies-${idOf(path)}`, hidden: true },
+            'Ignored for this student: it counts only for a legacy graduate or professional student (the answer ' +
+              'will say so in a warning).',
+          )
+        : null,
+      def.kind === 'text' ? h('p', { class: 'bidi-note', id: `bidi-${idOf(path)}`, hidden: true }) : null,
       h('p', { class: 'error', id: errorId, hidden: true }),
       helpText ? h('p', { class: 'help', id: helpId }, helpText) : null,
     );
@@ -147,7 +191,9 @@ export class StudentForm {
       if (c instanceof HTMLInputElement && c.type === 'checkbox') c.checked = value === 'true';
       else if (c instanceof HTMLSelectElement) c.value = value ?? c.options[0]?.value ?? '';
       else c.value = value ?? '';
+      if (c instanceof HTMLInputElement && c.type === 'text') this.showControls(c);
     }
+    this.updateApplicability();
   }
 
   /** The CalculationRequest: empty fields are left out, decimals are sent as typed (exact decimal strings). */
@@ -205,7 +251,9 @@ export class StudentForm {
       const errorEl = control ? document.getElementById(`err-${idOf(field)}`) : byId('err-terms');
       if (errorEl) {
         errorEl.hidden = false;
-        errorEl.textContent = errorEl.textContent ? `${errorEl.textContent} ${text}` : text;
+        errorEl.classList.add('inert');
+        const shown = showBidiControls(text);
+        errorEl.textContent = errorEl.textContent ? `${errorEl.textContent} ${shown}` : shown;
       }
       if (control) {
         control.setAttribute('aria-invalid', 'true');
@@ -214,11 +262,11 @@ export class StudentForm {
       }
       const link = control ? h('a', { href: `#${control.id}` }, field) : h('strong', {}, field || 'request');
       if (control) link.addEventListener('click', (e) => (e.preventDefault(), control.focus()));
-      items.push(h('li', {}, link, `: ${text}`));
+      items.push(h('li', {}, link, ': ', inert(text)));
       first ??= target === this.termsBox ? this.addButton : control;
     }
     const summary = byId('form-errors');
-    summary.replaceChildren(h('p', {}, message), h('ul', {}, ...items));
+    summary.replaceChildren(h('p', {}, inert(message)), h('ul', {}, ...items));
     summary.hidden = false;
     (first ?? summary).focus();
   }

@@ -7,6 +7,7 @@ import { loadFieldHelp } from './openapi-help.ts';
 import { startSingle } from './single.ts';
 import { startBulk } from './bulk.ts';
 import { startTokenField } from './api.ts';
+import { PolicySection } from './policy.ts';
 
 function startTabs(): void {
   const tabs = [...document.querySelectorAll<HTMLButtonElement>('[role="tab"]')];
@@ -37,8 +38,9 @@ async function main(): Promise<void> {
   startTokenField(byId<HTMLInputElement>('access-token'));
   const help = await loadFieldHelp();
   if (help.ruleSet) byId('rule-set').textContent = help.ruleSet;
-  startSingle(help);
-  startBulk();
+  const policy = new PolicySection(byId<HTMLDetailsElement>('policy'));
+  startSingle(help, policy);
+  startBulk(policy);
   document.body.dataset['ready'] = 'true';
 }
 

@@ -1,9 +1,11 @@
 /**
  * The CalculationResult as tables: the year's figures, then one row per term with both distribution options
  * side by side, the adjustments and the notes, then the warnings. Every value cell carries `data-field` with
- * its JSON path in the result (`terms[0].proportional.subsidized`, `reduced_annual_pct`).
+ * its JSON path in the result (`terms[0].proportional.subsidized`, `reduced_annual_pct`). Labels, notes and
+ * warnings are shown inert (dom.ts `inert`: bidirectional controls isolated and visible). A school policy other
+ * than the default is announced above the figures, so they are never read as the service's default reading.
  */
-import { fill, h, formatNumber } from './dom.ts';
+import { fill, h, formatNumber, inert } from './dom.ts';
 
 interface Option {
   subsidized: number;
@@ -108,7 +110,7 @@ function termsTable(r: CalculationResult): HTMLElement {
     return h(
       'tr',
       {},
-      h('th', { scope: 'row', 'data-field': `${p}.label` }, t.label),
+      h('th', { scope: 'row', 'data-field': `${p}.label` }, inert(t.label)),
       h('td', { 'data-field': `${p}.enrollment_status` }, t.enrollment_status.replaceAll('_', ' ')),
       cell(`${p}.enrollment_intensity_pct`, t.enrollment_intensity_pct, '%'),
       cell(`${p}.disbursement_pct`, t.disbursement_pct, '%'),
@@ -118,7 +120,7 @@ function termsTable(r: CalculationResult): HTMLElement {
       h(
         'td',
         { class: 'notes' },
-        ...notes.map((n) => h('p', {}, n)),
+        ...notes.map((n) => h('p', {}, inert(n))),
         t.final_term_overdisbursement
           ? h('p', { 'data-field': `${p}.final_term_overdisbursement` }, 'Over-disbursed: see the warnings.')
           : null,
@@ -147,14 +149,35 @@ function termsTable(r: CalculationResult): HTMLElement {
   );
 }
 
-export function renderResult(target: HTMLElement, r: CalculationResult, ruleSet: string | null): void {
+/** The answer's warning that names the school policy in force (rules.md §10). */
+const POLICY_WARNING = /^School policy in force: /;
+
+/**
+ * The notice of a non-default school policy: the answer's own warning when it has one, else the options the page
+ * sent (`sent`, `proration_fraction=decimal_rounded`); null when neither.
+ */
+function policyNotice(r: CalculationResult, sent: string): HTMLElement | null {
+  const warning = r.warnings.find((w) => POLICY_WARNING.test(w));
+  if (warning === undefined && sent === '') return null;
+  return h(
+    'p',
+    { class: 'policy-notice', id: 'policy-notice' },
+    h('strong', {}, 'School policy: '),
+    warning !== undefined ? inert(warning.replace(POLICY_WARNING, '')) : `${sent} (sent with the request).`,
+    ' These figures follow the school’s choices, not the service’s default reading.',
+  );
+}
+
+/** Shows `r`; `policySent` names the non-default policy options the request carried ('' for none). */
+export function renderResult(target: HTMLElement, r: CalculationResult, ruleSet: string | null, policySent = ''): void {
   const warnings = r.warnings.length
-    ? h('ul', { class: 'warnings' }, ...r.warnings.map((w, i) => h('li', { 'data-field': `warnings[${i}]` }, w)))
+    ? h('ul', { class: 'warnings' }, ...r.warnings.map((w, i) => h('li', { 'data-field': `warnings[${i}]` }, inert(w))))
     : h('p', {}, 'No warnings.');
   fill(
     target,
     h('h2', { id: 'result-heading', tabindex: -1 }, 'Result'),
     ruleSet ? h('p', { class: 'rule-set' }, 'Rule set ', h('code', {}, ruleSet)) : null,
+    policyNotice(r, policySent),
     yearTable(r),
     termsTable(r),
     h('h3', {}, 'Warnings'),

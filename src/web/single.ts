@@ -2,12 +2,14 @@
  * The single-student tab: submit the form to POST /v1/calculate, show the result or the field errors, then the
  * worksheet, the print and PDF buttons and the link that reopens the same student. The student travels in the
  * URL fragment only (`#dependency_status=dependent&terms[0].label=Fall…`): a fragment is never sent to a server,
- * so it never reaches a request log.
+ * so it never reaches a request log. The school policy (policy.ts) goes with the request as `policy` and with the
+ * link as `policy.<option>=<value>` pairs; changing it while a result is shown calculates again.
  */
 import { apiFetch } from './api.ts';
 import { byId } from './dom.ts';
 import { StudentForm, type FieldError, type FormState } from './form.ts';
 import type { FieldHelp } from './openapi-help.ts';
+import { POLICY_PREFIX, choicesFromState, choicesText, type PolicySection } from './policy.ts';
 import { renderResult, type CalculationResult } from './results.ts';
 import { downloadPdf, showWorksheet } from './worksheet-view.ts';
 
@@ -28,7 +30,7 @@ export function linkFor(state: FormState): string {
   return `${location.origin}${location.pathname}#${new URLSearchParams(state).toString()}`;
 }
 
-export function startSingle(help: FieldHelp): void {
+export function startSingle(help: FieldHelp, policy: PolicySection): void {
   const form = new StudentForm(byId<HTMLFormElement>('student-form'), help);
   const output = byId('result');
   const sheet = byId('worksheet');
@@ -37,10 +39,16 @@ export function startSingle(help: FieldHelp): void {
   const status = byId('single-status');
   const pdfButton = byId<HTMLButtonElement>('pdf-button');
   let lastRequest: Record<string, unknown> | null = null;
+  // Each calculation's number: an answer that arrives after a newer calculation started is dropped.
+  let latest = 0;
 
-  async function calculate(): Promise<void> {
+  /** Calculates what the form holds; `focus` moves to the result (not when a policy change recalculates). */
+  async function calculate(focus = true): Promise<void> {
+    const mine = ++latest;
     const request = form.request();
-    const state = form.state();
+    const choices = policy.choices();
+    if (Object.keys(choices).length > 0) request['policy'] = choices;
+    const state: FormState = [...form.state(), ...policy.pairs()];
     status.textContent = 'Calculating…';
     let res: Response;
     try {
@@ -54,22 +62,27 @@ export function startSingle(help: FieldHelp): void {
       return;
     }
     const body = (await res.json().catch(() => ({}))) as CalculationResult & ErrorBody;
+    if (mine !== latest) return;
     if (!res.ok) {
       status.textContent = '';
       output.replaceChildren();
       sheet.replaceChildren();
       actions.hidden = true;
       form.showErrors(body.message ?? `The request failed (${res.status}).`, body.field_errors ?? []);
+      // A policy the service refuses (an older page against a newer service): show its controls.
+      if ((body.field_errors ?? []).some((e) => e.field === 'policy' || e.field.startsWith(POLICY_PREFIX))) {
+        byId<HTMLDetailsElement>('policy').open = true;
+      }
       return;
     }
     form.clearErrors();
     lastRequest = request;
-    renderResult(output, body, res.headers.get('X-Rule-Set'));
+    renderResult(output, body, res.headers.get('X-Rule-Set'), choicesText(choices));
     link.href = linkFor(state);
     history.replaceState(null, '', link.href);
     actions.hidden = false;
     status.textContent = 'Calculated.';
-    byId('result-heading').focus();
+    if (focus) byId('result-heading').focus();
     pdfButton.disabled = !(await showWorksheet(sheet, request));
   }
 
@@ -100,9 +113,14 @@ export function startSingle(help: FieldHelp): void {
   const reopen = () => {
     const state = stateFromFragment(location.hash);
     if (state === null) return;
-    form.fill(state);
+    policy.useLinkPolicy(choicesFromState(state));
+    form.fill(state.filter(([name]) => !name.startsWith(POLICY_PREFIX)));
     void calculate();
   };
+  // A new policy changes the figures: a result on the screen is calculated again under it.
+  policy.onChange(() => {
+    if (!actions.hidden) void calculate(false);
+  });
   window.addEventListener('hashchange', reopen);
   reopen();
 }

@@ -4,7 +4,7 @@
  * a PDF for the student's file (Accept: application/pdf).
  */
 import { apiFetch, saveAs } from './api.ts';
-import { formatNumber, h } from './dom.ts';
+import { formatNumber, h, inert } from './dom.ts';
 
 export const WORKSHEET_PATH = '/v1/calculate/worksheet';
 
@@ -20,6 +20,8 @@ interface Step {
 interface Worksheet {
   rule_set: string;
   steps: Step[];
+  /** The school policy used, every option (rules.md §10). */
+  policy?: unknown;
 }
 
 /** Inputs and outputs as name → value lines; a list or a nested object is shown as compact text. */
@@ -31,11 +33,11 @@ function values(data: unknown, withFields: boolean): HTMLElement {
     'dl',
     { class: 'values' },
     ...entries.flatMap(([name, value]) => [
-      h('dt', {}, name),
+      h('dt', {}, inert(name)),
       h(
         'dd',
         withFields ? { 'data-field': name } : {},
-        typeof value === 'object' && value !== null ? JSON.stringify(value) : formatNumber(value),
+        inert(typeof value === 'object' && value !== null ? JSON.stringify(value) : formatNumber(value)),
       ),
     ]),
   );
@@ -45,15 +47,15 @@ function stepView(step: Step, index: number): HTMLElement {
   return h(
     'li',
     { class: 'step', 'data-step': step.id },
-    h('h3', {}, `${index + 1}. ${step.title}`),
+    h('h3', {}, `${index + 1}. `, inert(step.title)),
     h(
       'p',
       { class: 'cite' },
       h('span', {}, `rules.md ${step.section.startsWith('§') ? '' : '§'}${step.section}`),
       ' · ',
-      h('cite', {}, step.citation),
+      h('cite', {}, inert(step.citation)),
     ),
-    h('p', { class: 'formula' }, step.formula),
+    h('p', { class: 'formula' }, inert(step.formula)),
     h(
       'div',
       { class: 'io' },
@@ -61,6 +63,15 @@ function stepView(step: Step, index: number): HTMLElement {
       h('div', {}, h('h4', {}, 'Output'), values(step.output, true)),
     ),
   );
+}
+
+/** The worksheet's school policy, every option as the service used it (rules.md §10). */
+function policyLine(policy: unknown): HTMLElement | null {
+  if (policy === null || typeof policy !== 'object') return null;
+  const text = Object.entries(policy)
+    .map(([name, value]) => `${name}=${String(value)}`)
+    .join(', ');
+  return h('p', { class: 'cite', 'data-field': 'policy' }, 'School policy used: ', inert(text));
 }
 
 /** Fetches and shows the worksheet; says so plainly when this server has no worksheet endpoint. */
@@ -86,6 +97,7 @@ export async function showWorksheet(target: HTMLElement, request: unknown): Prom
   target.replaceChildren(
     h('h2', {}, 'Worksheet'),
     h('p', {}, `How each dollar was computed (rule set ${sheet.rule_set}), step by step, with the rule behind it.`),
+    policyLine(sheet.policy) ?? '',
     h('ol', { class: 'steps' }, ...sheet.steps.map(stepView)),
   );
   return true;

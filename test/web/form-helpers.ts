@@ -34,15 +34,47 @@ async function setField(page: Page, name: string, value: unknown): Promise<void>
   else await control.fill(String(value));
 }
 
-/** Fills the form as a person would: as many terms as the request has, then every non-null field. */
+/** What the tests read of a <select> inside the page (the tests compile without the DOM library). */
+interface Select {
+  name: string;
+  value: string;
+  options: ArrayLike<{ value: string }>;
+}
+
+/**
+ * Sets the page's School policy section to `policy` (options left out at the service default), as a person would:
+ * opening the section and choosing each option that differs from what is shown.
+ */
+export async function setPolicy(page: Page, policy: Record<string, unknown> = {}): Promise<void> {
+  const selects = page.locator('#policy select[name^="policy."]');
+  const current = await selects.evaluateAll((els) =>
+    els.map((el) => [(el as Select).name, (el as Select).value] as const),
+  );
+  const wanted = await selects.evaluateAll((els) =>
+    els.map((el) => [(el as Select).name, (el as Select).options[0]?.value ?? ''] as const),
+  );
+  const target = new Map(wanted.map(([name, first]) => [name, String(policy[name.slice(7)] ?? first)]));
+  const changes = current.filter(([name, value]) => target.get(name) !== value);
+  if (changes.length === 0) return;
+  if (!(await page.locator('#policy').evaluate((el) => (el as { open: boolean }).open))) {
+    await page.locator('#policy > summary').click();
+  }
+  for (const [name] of changes) await page.locator(`[name="${name}"]`).selectOption(target.get(name)!);
+}
+
+/**
+ * Fills the form as a person would: the school policy the request carries (or the defaults), as many terms as
+ * the request has, then every non-null field.
+ */
 export async function fillRequest(page: Page, request: Example['request']): Promise<void> {
+  await setPolicy(page, (request['policy'] as Record<string, unknown> | undefined) ?? {});
   const terms = () => page.locator('fieldset.term').count();
   while ((await terms()) < request.terms.length) await page.getByRole('button', { name: 'Add a term' }).click();
   while ((await terms()) > request.terms.length) {
     await page.getByRole('button', { name: `Remove term ${await terms()}` }).click();
   }
   for (const [key, value] of Object.entries(request)) {
-    if (key !== 'terms') await setField(page, key, value);
+    if (key !== 'terms' && key !== 'policy') await setField(page, key, value);
   }
   for (const [i, term] of request.terms.entries()) {
     for (const [key, value] of Object.entries(term)) await setField(page, `terms[${i}].${key}`, value);

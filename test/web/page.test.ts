@@ -9,7 +9,16 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { collectProblems, openPage, screenshot, useBrowserSession, type ContextOptions } from './browser.ts';
-import { EXAMPLES, at, example, fillRequest, resultCells, shownValue, type Example } from './form-helpers.ts';
+import {
+  EXAMPLES,
+  at,
+  example,
+  fillRequest,
+  resultCells,
+  setPolicy,
+  shownValue,
+  type Example,
+} from './form-helpers.ts';
 
 const server = useBrowserSession();
 
@@ -240,6 +249,11 @@ describe('the single-student page', () => {
     await calculate(page);
     await page.locator('#result [data-field="reduced_annual_pct"]').waitFor();
     await check('result');
+    // The School policy section open, a non-default option in force (the result is calculated again under it).
+    await setPolicy(page, { proration_fraction: 'decimal_truncated' });
+    await page.locator('#policy .why').first().locator('summary').click();
+    await page.locator('#result #policy-notice').waitFor();
+    await check('school policy');
     await page.getByRole('tab', { name: 'A file of students' }).click();
     await check('bulk tab');
   });

@@ -1,13 +1,25 @@
 /**
  * The shadow check's summary on the bulk tab, in a real browser: a registrar uploads samples/shadow-check.csv
  * (a school system's own figures beside each student) and reads the students by status and a bar chart of the
- * mismatches by reason — the counts of the sample's hand-checked expected output.
+ * mismatches by reason — the counts of the sample's hand-checked expected output. Every reason of the service's
+ * table (src/domain/readings.ts CHECK_REASONS, architecture.md's order, the four of rules 2026-27.3 included) is a
+ * bar in that order, with a readable name beside its token.
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
+import { CHECK_REASONS } from '../../src/domain/readings.ts';
+import { reasonName } from '../../src/web/reason-names.ts';
 import { launchBrowser, openPage, screenshot, startPageServer, type PageServer } from './browser.ts';
+
+/** The reasons rules 2026-27.3 added to architecture.md's table, in its order (before `unexplained`). */
+const NEW_REASONS = [
+  'proration_parts_rounded',
+  'proration_decimal',
+  'single_term_half_annual',
+  'below_half_time_term_dropped',
+];
 
 const SAMPLE = new URL('../../samples/shadow-check.csv', import.meta.url);
 const EXPECTED = readFileSync(new URL('../../samples/shadow-check.expected.csv', import.meta.url));
@@ -23,6 +35,19 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.close();
+});
+
+describe('the reasons’ names', () => {
+  it('every reason of the table has a readable name; one the page does not know reads as its words', () => {
+    expect(CHECK_REASONS.slice(-NEW_REASONS.length - 1, -1)).toEqual(NEW_REASONS);
+    const names = CHECK_REASONS.map(reasonName);
+    for (const [i, name] of names.entries()) {
+      expect(name, CHECK_REASONS[i]).not.toMatch(/_/);
+      expect(name, CHECK_REASONS[i]).not.toBe(CHECK_REASONS[i]!.replaceAll('_', ' '));
+    }
+    expect(new Set(names).size).toBe(names.length);
+    expect(reasonName('some_later_reason')).toBe('some later reason');
+  });
 });
 
 describe('the shadow-check summary', () => {
@@ -52,6 +77,15 @@ describe('the shadow-check summary', () => {
         expect(await chart.locator(`[data-field="check_summary.${reason}"] .bar-count`).textContent(), reason).toBe(
           String(n),
         );
+      }
+      // Every reason of the table, zeros included, in its order, each with its readable name and its token.
+      const bars = await chart
+        .locator('.bars li')
+        .evaluateAll((els) => els.map((el) => (el as { dataset: Record<string, string> }).dataset['field'] ?? ''));
+      expect(bars).toEqual(CHECK_REASONS.map((r) => `check_summary.${r}`));
+      for (const reason of NEW_REASONS) {
+        const label = chart.locator(`[data-field="check_summary.${reason}"] .bar-label`);
+        expect(await label.textContent()).toBe(`${reasonName(reason)} ${reason}`);
       }
       const text = (await chart.textContent()) ?? '';
       for (const [status, n] of statuses) expect(text).toContain(`${n} ${status.replaceAll('_', ' ')}`);

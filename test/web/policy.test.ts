@@ -1,0 +1,233 @@
+/**
+ * The School policy section (rules.md §10, issue 22) in a real browser against the real service: closed by
+ * default, one control per option of the service's policy table (src/domain/policy.ts) with the default marked,
+ * remembered by the browser across a reload and reset to the defaults; the single-student request carries the
+ * non-default options as `policy`, the answer under a policy says so beside the figures (Handbook ch. 5 example 6
+ * under proration_fraction=decimal_rounded: 3,685 / 4,690), the reopen link carries the policy; the file tab
+ * sends them as `policy.<option>` query parameters on POST /v1/jobs and names the policy the jobs ran with.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Page, Request } from 'playwright-core';
+import { POLICY_OPTIONS } from '../../src/domain/policy.ts';
+import { openPage, screenshot, useBrowserSession } from './browser.ts';
+import { example, fillRequest, resultCells, setPolicy } from './form-helpers.ts';
+
+const server = useBrowserSession();
+const SAMPLE = new URL('../../samples/sample.csv', import.meta.url).pathname;
+
+async function calculate(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Calculate', exact: true }).click();
+  await page.locator('#result [data-field="reduced_annual_pct"], #form-errors:not([hidden])').first().waitFor();
+}
+
+const isOpen = (page: Page) => page.locator('#policy').evaluate((el) => (el as { open: boolean }).open);
+
+/** The bodies of the page's POST /v1/calculate requests, parsed. */
+function calculateBodies(page: Page): Record<string, unknown>[] {
+  const bodies: Record<string, unknown>[] = [];
+  page.on('request', (request: Request) => {
+    if (request.method() === 'POST' && new URL(request.url()).pathname === '/v1/calculate') {
+      bodies.push(JSON.parse(request.postData() ?? '{}') as Record<string, unknown>);
+    }
+  });
+  return bodies;
+}
+
+describe('the School policy section', () => {
+  it('is closed by default and has one control per option of the policy table, the default marked', async () => {
+    const page = await server.newPage();
+    await openPage(page, `${server.base}/`);
+    expect(await isOpen(page)).toBe(false);
+    expect(await page.locator('#policy > summary').textContent()).toBe('School policy: service defaults');
+    expect(await page.locator('[name="policy.proration_fraction"]').isVisible()).toBe(false);
+
+    await page.locator('#policy > summary').click();
+    expect(await isOpen(page)).toBe(true);
+    expect(await page.locator('#policy select').count()).toBe(POLICY_OPTIONS.length);
+    for (const option of POLICY_OPTIONS) {
+      const select = page.locator(`select[name="policy.${option.name}"]`);
+      expect(await select.isVisible(), option.name).toBe(true);
+      const shown = await select
+        .locator('option')
+        .evaluateAll((els) => els.map((el) => [(el as { value: string }).value, el.textContent ?? ''] as const));
+      expect(shown.map(([value]) => value)).toEqual([...option.values]);
+      expect(shown[0]![1]).toBe(`${option.values[0]} (service default)`);
+      expect(shown.slice(1).every(([value, text]) => value === text)).toBe(true);
+      expect(await select.inputValue()).toBe(option.values[0]);
+      // Its one-line explanation is the table's summary, tied to the control for screen readers.
+      const helpId = await select.getAttribute('aria-describedby');
+      expect(await page.locator(`#${helpId}`).textContent()).toBe(option.summary);
+      const box = page.locator(`.policy-option[data-option="${option.name}"]`);
+      expect(await box.locator('.why').textContent()).toContain(option.choose);
+      expect(await box.locator('.why cite').textContent()).toBe(option.citation);
+      // Labelled by its title (getByLabel finds the control through its <label for>).
+      expect(await page.getByLabel(new RegExp(`\\b${option.name}\\b`)).count()).toBe(1);
+    }
+    await screenshot(page, '20-policy-open');
+  });
+
+  it('remembers a choice after a reload (closed, but saying what is in force), until reset to defaults', async () => {
+    const page = await server.newPage();
+    await openPage(page, `${server.base}/`);
+    await page.locator('#policy > summary').click();
+    await page.locator('[name="policy.proration_fraction"]').selectOption('decimal_rounded');
+    await page.locator('[name="policy.remainder_placement"]').selectOption('last_term');
+    expect(await page.locator('#policy-status').textContent()).toBe('Saved in this browser.');
+
+    await page.reload();
+    await page.locator('body[data-ready="true"]').waitFor();
+    expect(await isOpen(page)).toBe(false);
+    expect(await page.locator('#policy > summary').textContent()).toBe(
+      'School policy: in force: proration_fraction=decimal_rounded, remainder_placement=last_term',
+    );
+    expect(await page.locator('[name="policy.proration_fraction"]').inputValue()).toBe('decimal_rounded');
+    expect(await page.locator('[name="policy.remainder_placement"]').inputValue()).toBe('last_term');
+    expect(await page.locator('[name="policy.single_term_basis"]').inputValue()).toBe('full_annual');
+
+    await page.locator('#policy > summary').click();
+    await page.getByRole('button', { name: 'Reset to defaults' }).click();
+    for (const option of POLICY_OPTIONS) {
+      expect(await page.locator(`[name="policy.${option.name}"]`).inputValue()).toBe(option.values[0]);
+    }
+    await page.reload();
+    await page.locator('body[data-ready="true"]').waitFor();
+    expect(await page.locator('#policy > summary').textContent()).toBe('School policy: service defaults');
+    expect(await page.evaluate(() => localStorage.getItem('sor-school-policy'))).toBeNull();
+  });
+
+  it('an unknown or stale remembered value falls back to the default without breaking the page', async () => {
+    const page = await server.newPage();
+    await openPage(page, `${server.base}/`);
+    await page.evaluate(() =>
+      localStorage.setItem('sor-school-policy', '{"proration_fraction":"nope","grad_plus_gap":"before_reduction"}'),
+    );
+    await page.reload();
+    await page.locator('body[data-ready="true"]').waitFor();
+    expect(await page.locator('[name="policy.proration_fraction"]').inputValue()).toBe('exact');
+    expect(await page.locator('[name="policy.grad_plus_gap"]').inputValue()).toBe('before_reduction');
+    await page.evaluate(() => localStorage.setItem('sor-school-policy', '{not json'));
+    await page.reload();
+    await page.locator('body[data-ready="true"]').waitFor();
+    expect(await page.locator('#policy > summary').textContent()).toBe('School policy: service defaults');
+  });
+});
+
+describe('a student under a school policy', () => {
+  it('sends the policy, shows Handbook ch. 5 example 6 under decimal_rounded (3,685 / 4,690) and says so', async () => {
+    const page = await server.newPage();
+    const bodies = calculateBodies(page);
+    await openPage(page, `${server.base}/`);
+    const ex6 = example('HB-CH5-EX6');
+    expect(ex6.request['policy']).toEqual({ proration_fraction: 'decimal_rounded' });
+    await fillRequest(page, ex6.request);
+    await calculate(page);
+
+    expect(bodies.at(-1)?.['policy']).toEqual({ proration_fraction: 'decimal_rounded' });
+    const cells = await resultCells(page);
+    // FSA Handbook 2025-26 vol. 8 ch. 5 example 6: 24/36 as 0.67; 5,500 × 0.67 = 3,685 Sub;
+    // 12,500 × 0.67 = 8,375 combined, 8,375 − 3,685 = 4,690 Unsub.
+    expect(cells.get('annual_basic_eligibility_sub')).toBe('3,685');
+    expect(cells.get('annual_basic_eligibility_unsub')).toBe('4,690');
+    expect(ex6.expected['annual_basic_eligibility_sub']).toBe(3685);
+    expect(ex6.expected['annual_basic_eligibility_unsub']).toBe(4690);
+
+    // Beside the figures, and among the warnings.
+    const notice = page.locator('#result #policy-notice');
+    expect(await notice.isVisible()).toBe(true);
+    expect(await notice.textContent()).toContain('proration_fraction=decimal_rounded');
+    const warnings = [...cells].filter(([path]) => path.startsWith('warnings[')).map(([, text]) => text);
+    expect(warnings).toContain('School policy in force: proration_fraction=decimal_rounded.');
+    // The worksheet lists every option it used.
+    const used = page.locator('#worksheet [data-field="policy"]');
+    await used.waitFor();
+    expect(await used.textContent()).toContain('proration_fraction=decimal_rounded, remainder_placement=');
+    await page.locator('#policy').evaluate((el) => ((el as { open: boolean }).open = true));
+    await screenshot(page, '21-policy-result');
+  });
+
+  it('sends no policy at the defaults, and a changed option recalculates the result on the screen', async () => {
+    const page = await server.newPage();
+    const bodies = calculateBodies(page);
+    await openPage(page, `${server.base}/`);
+    await fillRequest(page, example('HB-CH5-EX6').request);
+    await setPolicy(page, {});
+    await calculate(page);
+    expect(bodies.at(-1)).not.toHaveProperty('policy');
+    expect(await page.locator('#policy-notice').count()).toBe(0);
+    const exact = (await resultCells(page)).get('annual_basic_eligibility_sub');
+
+    // From the keyboard: focus the control, two steps down to decimal_truncated.
+    await page.locator('[name="policy.proration_fraction"]').focus();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(() => page.locator('#policy-notice').count()).toBe(1);
+    expect(bodies.at(-1)?.['policy']).toEqual({ proration_fraction: 'decimal_truncated' });
+    // 24/36 truncated to 0.66: 5,500 × 0.66 = 3,630 (HB-CH5-EX6-TRUNCATED).
+    const truncated = example('HB-CH5-EX6-TRUNCATED').expected['annual_basic_eligibility_sub'] as number;
+    await expect
+      .poll(async () => (await resultCells(page)).get('annual_basic_eligibility_sub'))
+      .toBe(truncated.toLocaleString('en-US'));
+    expect(truncated).not.toBe(Number(exact?.replace(',', '')));
+    // The person was choosing an option: the focus stays there.
+    expect(await page.evaluate<string>("document.activeElement?.getAttribute('name')")).toBe(
+      'policy.proration_fraction',
+    );
+  });
+
+  it('the reopen link carries the policy and reopens the same figures without overwriting saved choices', async () => {
+    const page = await server.newPage();
+    await openPage(page, `${server.base}/`);
+    await fillRequest(page, example('HB-CH5-EX6').request);
+    await calculate(page);
+    const before = await resultCells(page);
+    const link = (await page.getByRole('link', { name: 'Link to this student' }).getAttribute('href')) ?? '';
+    expect(new URL(link).hash).toContain('policy.proration_fraction=decimal_rounded');
+
+    const other = await server.newPage();
+    await openPage(other, `${server.base}/`);
+    await setPolicy(other, { grad_plus_gap: 'before_reduction' }); // this browser's own choice
+    await other.goto(link);
+    await other.locator('#result [data-field="reduced_annual_pct"]').waitFor();
+    expect(await resultCells(other)).toEqual(before);
+    expect(await other.locator('[name="policy.proration_fraction"]').inputValue()).toBe('decimal_rounded');
+    expect(await other.locator('[name="policy.grad_plus_gap"]').inputValue()).toBe('after_reduction');
+    expect(await other.locator('#policy-status').textContent()).toContain("This link's policy is shown");
+    expect(await other.evaluate(() => localStorage.getItem('sor-school-policy'))).toBe(
+      '{"grad_plus_gap":"before_reduction"}',
+    );
+  });
+});
+
+describe('a file under a school policy', () => {
+  it('sends policy.<option> query parameters on POST /v1/jobs and names the policy the jobs ran with', async () => {
+    const page = await server.newPage();
+    const submissions: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname === '/v1/jobs') {
+        submissions.push(new URL(request.url()).search);
+      }
+    });
+    await openPage(page, `${server.base}/#bulk`);
+    await setPolicy(page, { proration_fraction: 'decimal_rounded', single_term_basis: 'half_annual' });
+    await page.locator('#bulk-file').setInputFiles(SAMPLE);
+    await page.getByRole('button', { name: 'Calculate the file' }).click();
+    await page.locator('#bulk-summary-heading').waitFor({ timeout: 60_000 });
+    expect(submissions).toEqual([
+      '?policy.proration_fraction=decimal_rounded&policy.single_term_basis=half_annual',
+      '?policy.proration_fraction=decimal_rounded&policy.single_term_basis=half_annual',
+    ]);
+    expect(await page.locator('#bulk-summary [data-field="policy"]').textContent()).toContain(
+      'proration_fraction=decimal_rounded, single_term_basis=half_annual',
+    );
+
+    await setPolicy(page, {});
+    submissions.length = 0;
+    await page.getByRole('button', { name: 'Calculate the file' }).click();
+    await expect.poll(() => submissions.length).toBe(2);
+    await page.locator('#bulk-summary-heading').waitFor({ timeout: 60_000 });
+    expect(submissions).toEqual(['', '']);
+    expect(await page.locator('#bulk-summary [data-field="policy"]').textContent()).toBe(
+      'School policy: service defaults.',
+    );
+  });
+});
