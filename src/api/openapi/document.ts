@@ -262,11 +262,19 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
           '500': errorResponse('Unexpected failure before the response started (code internal_error).', {
             internal: errorExample('INTERNAL'),
           }),
-          '408': errorResponse(
-            'The upload arrived slower than UPLOAD_MIN_BYTES_PER_SEC over a window of UPLOAD_RATE_WINDOW_MS (code ' +
-              'request_timeout): it was stopped, its spooled bytes deleted, and the connection closed.',
-            { too_slow: errorExample('UPLOAD_TOO_SLOW', { minRate: 1024, seconds: 10 }) },
-          ),
+          '408': {
+            description:
+              'The upload arrived slower than UPLOAD_MIN_BYTES_PER_SEC over a window of UPLOAD_RATE_WINDOW_MS (code ' +
+              'request_timeout, an extension of the interface): it was stopped, its spooled bytes deleted, and the ' +
+              'connection closed.',
+            headers: responseHeaders,
+            content: {
+              'application/json': {
+                schema: ExtendedErrorSchema,
+                examples: { too_slow: errorExample('UPLOAD_TOO_SLOW', { minRate: 1024, seconds: 10 }) },
+              },
+            },
+          },
           '503': {
             description:
               'BULK_MAX_CONCURRENT files are being computed already, or UPLOAD_MAX_SPOOLING uploads are being ' +

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { ZodOpenApiPathItemObject, ZodOpenApiResponseObject } from 'zod-openapi';
 import { CalculationRequestSchema } from '../../schema/request.ts';
-import { ErrorSchema, FieldValidationErrorBodySchema } from '../../schema/response.ts';
+import { ErrorSchema, ExtendedErrorSchema, FieldValidationErrorBodySchema } from '../../schema/response.ts';
 import { WorksheetSchema } from '../../schema/worksheet.ts';
 import { errorExample, requestExamples, validationExamples } from './examples.ts';
 import { fmt } from './prose.ts';
@@ -90,14 +90,24 @@ export function worksheetPathItem(parts: WorksheetPathParts): ZodOpenApiPathItem
         '500': parts.errorResponse('Unexpected failure (code internal_error). Never carries internal detail.', {
           internal: errorExample('INTERNAL'),
         }),
-        '503': parts.errorResponse(
-          'application/pdf only: the PDF was not ready within its 10 s budget, or 32 PDFs wait already (code ' +
-            'service_busy, with Retry-After); the HTML and JSON worksheets are not affected.',
-          {
-            pdf_timeout: errorExample('WORKSHEET_PDF_TIMEOUT', { seconds: 10, retryAfter: 5 }),
-            pdf_busy: errorExample('WORKSHEET_PDF_BUSY', { limit: 32, retryAfter: 5 }),
+        '503': {
+          description:
+            'application/pdf only: the PDF was not ready within its 10 s budget, or 32 PDFs wait already (code ' +
+            'service_busy, an extension of the interface, with Retry-After); the HTML and JSON worksheets are not ' +
+            'affected.',
+          headers: parts.responseHeaders.extend({
+            'Retry-After': z.string().meta({ description: 'Seconds to wait before asking for the PDF again.' }),
+          }),
+          content: {
+            'application/json': {
+              schema: ExtendedErrorSchema,
+              examples: {
+                pdf_timeout: errorExample('WORKSHEET_PDF_TIMEOUT', { seconds: 10, retryAfter: 5 }),
+                pdf_busy: errorExample('WORKSHEET_PDF_BUSY', { limit: 32, retryAfter: 5 }),
+              },
+            },
           },
-        ),
+        },
       },
     },
   };
