@@ -15,10 +15,30 @@
  * The reasons and their readings are data of the domain (src/domain/readings.ts); each reading is computed by the
  * engine itself (StudentFigures: calculate()'s figures without its prose), only when it could
  * change a figure.
+ *
+ * The school policy in force (rules.md §10: the request's, a file's `policy.<option>` query parameters, the
+ * deployment's SOR_POLICY) is the base of the comparison: `result` is calculate()'s under that policy, the other
+ * distribution option (`option_mismatch`) is read from the same result, and each reason tries its changes ON TOP
+ * of the policy's readings (readingsOver(readingsForPolicy(policy), change)). A change the policy already makes
+ * gives the policy's own figures, which did not match, so it is skipped: under `remainder_placement=last_term`
+ * the reason `remainder_placement` is never given, nor `single_term_half_annual` under
+ * `single_term_basis=half_annual`. `proration_decimal` is the fraction in another form than the policy's: under
+ * the default (exact) it tries the 2-decimal figure rounded (0.67), then truncated (0.66); under
+ * `proration_fraction=decimal_rounded` it tries truncated, then the exact fraction, and so on.
  */
 import { Dec } from '../domain/decimal.ts';
 import { type Figures, StudentFigures } from '../domain/figures.ts';
-import { CHECK_REASONS, type CheckReason, REASON_READINGS, type Readings } from '../domain/readings.ts';
+import {
+  CHECK_REASONS,
+  type CheckReason,
+  REASON_CHANGES,
+  type ReadingReason,
+  type Readings,
+  readingsForPolicy,
+  readingsForReason,
+  readingsInclude,
+  readingsOver,
+} from '../domain/readings.ts';
 import type { CalculationInput, CalculationResult, DisbursementOption } from '../domain/types.ts';
 import { MESSAGES, toCanonicalDecimal } from '../schema/decimal.ts';
 import {
@@ -222,8 +242,12 @@ function hasClosedTerm(input: CalculationInput): boolean {
   return false;
 }
 
-/** Σ credits(t) × 100 ÷ Σ full time is a whole number: no rounding reading can change the percentage. */
-function wholePercent(input: CalculationInput): boolean {
+/**
+ * Σ credits(t) × 100 ÷ Σ full time is a whole number: no rounding reading can change the percentage. Only known
+ * when the policy counts every term's credits (under `below_half_time_credits=excluded` the sum is another one).
+ */
+function wholePercent(input: CalculationInput, base: Readings): boolean {
+  if (base.belowHalfTimeCredits !== 'counted' || base.belowHalfTimeTerms !== 'kept') return false;
   let credits = new Dec(0);
   let fullTime = new Dec(0);
   for (const t of input.terms) {
@@ -256,11 +280,42 @@ function totalsDiffer(figures: SisFigures, result: Figures): boolean {
 }
 
 /**
- * Whether a reason's readings can give figures other than the service's for this student, or could explain the
- * school's; when they cannot, the reason is not computed (the outcome is the same, only faster).
+ * The §2.3 proration may apply (a superset of the engine's test, from the request alone): an undergraduate's final
+ * period whose enrolled terms (credits_enrolled > 0) have fewer full-time credits than its academic year. Only then
+ * can a proration reading change a figure.
+ */
+function mayProrate(input: CalculationInput): boolean {
+  if (!input.final_period_of_program || input.degree_level !== 'undergraduate') return false;
+  if (input.academic_year_credits === null) return false;
+  let fullTime = new Dec(0);
+  for (const t of input.terms) if (!new Dec(t.credits_enrolled).isZero()) fullTime = fullTime.plus(t.full_time_credits);
+  return fullTime.lt(input.academic_year_credits);
+}
+
+/** Credits above 0 and below half of the full-time credits. */
+function belowHalfTime(credits: string | null, fullTime: Dec): boolean {
+  if (credits === null) return false;
+  const c = new Dec(credits);
+  return c.isPositive() && c.times(2).lt(fullTime);
+}
+
+/** Some term is below half time (by its enrolled or its final credits): it could be dropped from the year. */
+function hasTermBelowHalfTime(input: CalculationInput): boolean {
+  for (const t of input.terms) {
+    const fullTime = new Dec(t.full_time_credits);
+    if (belowHalfTime(t.credits_enrolled, fullTime) || belowHalfTime(t.actual_final_credits, fullTime)) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether a reason's readings (over `base`, the policy's) can give figures other than ours for this student, or
+ * could explain the school's; when they cannot, the reason is not computed (the outcome is the same, only faster:
+ * a file may hold a million students).
  */
 function mayDiffer(
-  reason: keyof typeof REASON_READINGS,
+  reason: ReadingReason,
+  base: Readings,
   input: CalculationInput,
   result: CalculationResult,
   figures: SisFigures,
@@ -272,19 +327,48 @@ function mayDiffer(
     case 'below_half_time_excluded':
       return result.terms.some((t) => t.enrollment_status === 'less_than_half_time');
     case 'percent_not_rounded':
-      return result.reduced_annual_pct < 100 && !wholePercent(input);
+      return result.reduced_annual_pct < 100 && !wholePercent(input, base);
     case 'grad_plus_gap_before_reduction':
       return result.annual_basic_eligibility_grad_plus > 0;
     case 'paid_term_recomputed':
       return hasClosedTerm(input);
+    case 'proration_parts_rounded':
+    case 'proration_decimal':
+      return mayProrate(input);
+    case 'single_term_half_annual':
+      return (
+        input.terms.length === 1 &&
+        (result.annual_basic_eligibility_sub > 0 || result.annual_basic_eligibility_unsub > 0)
+      );
+    case 'below_half_time_term_dropped':
+      return hasTermBelowHalfTime(input);
     default:
       return true;
   }
 }
 
-const ORDERED: readonly (keyof typeof REASON_READINGS)[] = CHECK_REASONS.filter(
-  (r): r is keyof typeof REASON_READINGS => r in REASON_READINGS,
-);
+const READING_REASONS: readonly ReadingReason[] = CHECK_REASONS.filter((r): r is ReadingReason => r in REASON_CHANGES);
+
+/** The exact proration fraction: the other form `proration_decimal` tries under a decimal policy. */
+const EXACT_FRACTION: Partial<Readings> = { prorationFraction: 'exact' };
+const decimalAttemptsByBase = new WeakMap<Readings, readonly Readings[]>();
+
+/**
+ * The readings a reason tries on top of `base` (the policy's), in order; empty when the policy already is the
+ * reason's reading (the reason is skipped). `proration_decimal` names the fraction in another form than the
+ * policy's, so under a decimal policy it also tries the exact fraction (after the other decimal).
+ */
+function attemptsOver(base: Readings, reason: ReadingReason): readonly Readings[] {
+  const attempts = readingsForReason(base, reason);
+  if (reason !== 'proration_decimal' || readingsInclude(base, EXACT_FRACTION)) return attempts;
+  let list = decimalAttemptsByBase.get(base);
+  if (list === undefined) {
+    const exact = readingsOver(base, EXACT_FRACTION);
+    list = attempts.some((r) => r.prorationFraction === 'exact') ? attempts : Object.freeze([...attempts, exact]);
+    decimalAttemptsByBase.set(base, list);
+  }
+  return list;
+}
 
 /**
  * A cheap first look at a reading (its percentage and annual amounts only): false when they already contradict
@@ -310,7 +394,10 @@ function couldReproduce(figures: SisFigures, quick: ReturnType<StudentFigures['a
   return true;
 }
 
-/** The first reason, in the table's order, whose reading reproduces the school's figures exactly. */
+/**
+ * The first reason, in the table's order, whose reading (on top of the policy in force) reproduces the school's
+ * figures exactly.
+ */
 function explain(input: CalculationInput, result: CalculationResult, figures: SisFigures): CheckReason {
   const ours = figuresOf(result);
   if (result.show_both_options) {
@@ -319,9 +406,11 @@ function explain(input: CalculationInput, result: CalculationResult, figures: Si
   }
   let student: StudentFigures | undefined;
   const proportional = figures.option === 'proportional';
-  for (const reason of ORDERED) {
-    if (!mayDiffer(reason, input, result, figures, ours)) continue;
-    for (const readings of REASON_READINGS[reason] as readonly Readings[]) {
+  const base = readingsForPolicy(input.policy);
+  for (const reason of READING_REASONS) {
+    const attempts = attemptsOver(base, reason);
+    if (attempts.length === 0 || !mayDiffer(reason, base, input, result, figures, ours)) continue;
+    for (const readings of attempts) {
       student ??= new StudentFigures(input);
       if (!couldReproduce(figures, student.annualsUnder(readings))) continue;
       if (reproduces(figures, student.under(readings, proportional), figures.option)) return reason;
@@ -332,7 +421,7 @@ function explain(input: CalculationInput, result: CalculationResult, figures: Si
 
 /**
  * The check of one calculated student: `figures` from readSisFigures (null: nothing to compare), `result` the
- * service's result for `input`.
+ * service's result for `input`, calculated under its policy (`input.policy`, the readings of readingsForPolicy).
  */
 export function shadowCheck(
   input: CalculationInput,

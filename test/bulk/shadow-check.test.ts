@@ -3,14 +3,33 @@
  * the published examples whose school figures come from that reading (computed by hand in shadow-files.ts) gets
  * that reason back; matches stay matches; every differing field is named; invalid sis values are error rows naming
  * the column; the summary adds up; adding sis_* columns never changes any other output column (fuzz); and the sample
- * samples/shadow-check.csv gives its hand-checked expected output.
+ * samples/shadow-check.csv gives its hand-checked expected output. Under a school policy (rules.md §10) the
+ * school's figures are compared with ours under that policy, each reason tries its reading on top of it, and a
+ * reason the policy already is never comes back.
  */
+import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { runBulk } from '../../src/bulk/pipeline.ts';
+import type { ChunkRunner } from '../../src/bulk/runner.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import { createPoolRunner } from '../../src/bulk/runners/pool.ts';
-import { ROOT, bulkConfig, parseNdjson, parseOutput, readText, runToString } from './helpers.ts';
-import { EXAMPLES, EXAMPLES_HEADER, examplesCsv } from './examples.ts';
+import { type ShadowCheck, type SisFigures, shadowCheck } from '../../src/bulk/shadow-check.ts';
+import { calculate } from '../../src/domain/calculate.ts';
+import { type Figures, figuresUnder } from '../../src/domain/figures.ts';
+import { POLICY_OPTIONS, type PolicyChoices, resolvePolicy } from '../../src/domain/policy.ts';
+import {
+  CHECK_REASONS,
+  REASON_CHANGES,
+  type ReadingReason,
+  type Readings,
+  readingsForPolicy,
+  readingsOver,
+} from '../../src/domain/readings.ts';
+import type { CalculationInput } from '../../src/domain/types.ts';
+import { parseCalculationRequest } from '../../src/schema/request.ts';
+import { ROOT, StringSink, bulkConfig, parseNdjson, parseOutput, readText, runToString } from './helpers.ts';
+import { EXAMPLES, EXAMPLES_HEADER, POLICY_EXAMPLES, examplesCsv } from './examples.ts';
 import { SHADOW_CASES, SIS_HEADER, caseRows, example, shadowCsv, type ShadowCase } from './shadow-files.ts';
 
 const inline = createInlineRunner();
@@ -67,6 +86,10 @@ describe('one student per reason, from the published examples', () => {
         binary_float: 1,
         grad_plus_gap_before_reduction: 1,
         paid_term_recomputed: 1,
+        proration_parts_rounded: 1,
+        proration_decimal: 1,
+        single_term_half_annual: 1,
+        below_half_time_term_dropped: 1,
         unexplained: 1,
       },
     });
@@ -132,6 +155,7 @@ describe('one student per reason, from the published examples', () => {
 
 describe('matches, precision and partial figures', () => {
   it('every published example with its own figures (either option, only some fields) is a match', async () => {
+    // A file has one policy: here the default (EXAMPLES); POLICY_EXAMPLES are checked under theirs below.
     const cases: ShadowCase[] = EXAMPLES.flatMap((ex) => [
       {
         id: `${ex.id}/equal`,
@@ -197,6 +221,331 @@ describe('matches, precision and partial figures', () => {
     expect(rows.get('P-X')![0]!.check_reason).toBe('unexplained');
     expect(rows.get('P-X')![0]!.check_detail).toBe(
       'pct 91.5 ≠ 92; Fall: sub 611 ≠ 614; Spring: sub 611 ≠ 613; Summer: sub 611 ≠ 613',
+    );
+  });
+});
+
+type Money = { sub?: number; unsub?: number; grad_plus?: number };
+
+/** A school's figures as readSisFigures gives them (canonical decimal strings; absent: not given). */
+function sis(terms: Money[], pct?: number | string, option: 'equal' | 'proportional' = 'equal'): SisFigures {
+  const text = (v: number | undefined) => (v === undefined ? null : String(v));
+  return {
+    option,
+    percent: pct === undefined ? null : String(pct),
+    terms: terms.map((t) => ({ sub: text(t.sub), unsub: text(t.unsub), grad_plus: text(t.grad_plus) })),
+  };
+}
+
+/**
+ * One student checked as a file under `choices` checks it: the request (its own `policy` left out) validated with
+ * the file's policy, calculated under it (as process-chunk.ts does), then compared with the school's figures.
+ */
+function checkUnder(request: object, choices: PolicyChoices, school: SisFigures): ShadowCheck {
+  const { policy: _own, ...body } = request as Record<string, unknown>;
+  const parsed = parseCalculationRequest(body, { policy: resolvePolicy(choices) });
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.fieldErrors));
+  return shadowCheck(parsed.value, calculate(parsed.value), school);
+}
+
+/** Handbook ch. 5 example 6: Fall 12 and Spring 12 of 12, Winter not enrolled, academic year 36. */
+const EX6 = example('HB-CH5-EX6').request;
+// 24/36 exact: S' = round(5,500 × 24/36 = 3,666.67) = 3,667 → 1,834 + 1,833; C' = round(12,500 × 24/36 =
+// 8,333.33) = 8,333 → unsub 4,666 → 2,333 + 2,333.
+const EX6_EXACT = sis([
+  { sub: 1834, unsub: 2333 },
+  { sub: 0, unsub: 0 },
+  { sub: 1833, unsub: 2333 },
+]);
+// 0.67: S' = 5,500 × 0.67 = 3,685 → 1,843 + 1,842; C' = 12,500 × 0.67 = 8,375 → unsub 4,690 → 2,345 + 2,345.
+const EX6_ROUNDED = sis([
+  { sub: 1843, unsub: 2345 },
+  { sub: 0, unsub: 0 },
+  { sub: 1842, unsub: 2345 },
+]);
+// 0.66: S' = 5,500 × 0.66 = 3,630 → 1,815 + 1,815; C' = 12,500 × 0.66 = 8,250 → unsub 4,620 → 2,310 + 2,310.
+const EX6_TRUNCATED = sis([
+  { sub: 1815, unsub: 2310 },
+  { sub: 0, unsub: 0 },
+  { sub: 1815, unsub: 2310 },
+]);
+
+describe('under the school policy in force', () => {
+  const mismatch = (reason: string) => expect.objectContaining({ status: 'mismatch', reason });
+
+  it('every published example printed under a policy matches its own figures under that policy', () => {
+    const printed = POLICY_EXAMPLES;
+    expect(printed.map((ex) => ex.id)).toEqual(expect.arrayContaining(['HB-CH5-EX5', 'HB-CH5-EX6']));
+    for (const ex of printed) {
+      const school = sis(
+        ex.expected.terms.map((t) => ({ sub: t.equal.subsidized, unsub: t.equal.unsubsidized })),
+        ex.expected.reduced_annual_pct,
+      );
+      expect(checkUnder(ex.request, ex.request.policy!, school), ex.id).toEqual({
+        status: 'match',
+        detail: '',
+        reason: null,
+      });
+    }
+  });
+
+  it('proration_fraction=decimal_rounded: the 0.67 figures match; exact and 0.66 are proration_decimal', () => {
+    const policy: PolicyChoices = { proration_fraction: 'decimal_rounded' };
+    expect(checkUnder(EX6, policy, EX6_ROUNDED).status).toBe('match');
+    const exact = checkUnder(EX6, policy, EX6_EXACT);
+    expect(exact).toEqual(mismatch('proration_decimal'));
+    // The detail compares with ours under the policy (0.67), the school's figure first.
+    expect(exact.detail).toBe('Fall: sub 1834 ≠ 1843, unsub 2333 ≠ 2345; Spring: sub 1833 ≠ 1842, unsub 2333 ≠ 2345');
+    expect(checkUnder(EX6, policy, EX6_TRUNCATED)).toEqual(mismatch('proration_decimal'));
+  });
+
+  it('proration_fraction=decimal_truncated: the 0.66 figures match; 0.67 and exact are proration_decimal', () => {
+    const policy: PolicyChoices = { proration_fraction: 'decimal_truncated' };
+    expect(checkUnder(EX6, policy, EX6_TRUNCATED).status).toBe('match');
+    expect(checkUnder(EX6, policy, EX6_ROUNDED)).toEqual(mismatch('proration_decimal'));
+    expect(checkUnder(EX6, policy, EX6_EXACT)).toEqual(mismatch('proration_decimal'));
+  });
+
+  it('the default policy: the exact figures match, 0.67 and 0.66 are proration_decimal', () => {
+    expect(checkUnder(EX6, {}, EX6_EXACT).status).toBe('match');
+    expect(checkUnder(EX6, {}, EX6_ROUNDED)).toEqual(mismatch('proration_decimal'));
+    expect(checkUnder(EX6, {}, EX6_TRUNCATED)).toEqual(mismatch('proration_decimal'));
+  });
+
+  it('remainder_placement=last_term: the leftover on the last term matches; the largest remainder is no reason', () => {
+    const fsa1 = example('FSA-1').request;
+    const policy: PolicyChoices = { remainder_placement: 'last_term' };
+    // 2,205 / 2 = 1,102.5: floor 1,102 each, the leftover dollar on Spring; 1,260 / 2 = 630 each.
+    expect(
+      checkUnder(
+        fsa1,
+        policy,
+        sis([
+          { sub: 1102, unsub: 630 },
+          { sub: 1103, unsub: 630 },
+        ]),
+      ).status,
+    ).toBe('match');
+    // The published FSA-1 split (largest remainder, tie to the earlier term) is the service's default reading,
+    // not `remainder_placement` on top of this policy: no reason tries it.
+    expect(
+      checkUnder(
+        fsa1,
+        policy,
+        sis([
+          { sub: 1103, unsub: 630 },
+          { sub: 1102, unsub: 630 },
+        ]),
+      ),
+    ).toEqual(mismatch('unexplained'));
+    // option_mismatch under the policy: the proportional split 2,205 × 6/15 = 882, × 9/15 = 1,323 (exact).
+    expect(
+      checkUnder(
+        fsa1,
+        policy,
+        sis([
+          { sub: 882, unsub: 504 },
+          { sub: 1323, unsub: 756 },
+        ]),
+      ),
+    ).toEqual(mismatch('option_mismatch'));
+  });
+
+  it('a reason not in the policy is tried on top of it: parts rounded with the leftover on the last term', () => {
+    // An independent senior's final period, Fall 6 and Spring 6 of 12, academic year 36: 12/36 = 1/3.
+    // S' = round(5,500 / 3 = 1,833.33) = 1,833; parts: round(7,000 / 3 = 2,333.33) = 2,333 (C' = 4,167 would give
+    // 2,334). Leftover dollars on the last term: 1,833 → 916 + 917; 2,333 → 1,166 + 1,167.
+    const request = {
+      ...example('REF-FINAL-PERIOD-METRO').request,
+      academic_year_credits: 36,
+      terms: [
+        { label: 'Fall', full_time_credits: 12, credits_enrolled: 6 },
+        { label: 'Spring', full_time_credits: 12, credits_enrolled: 6 },
+      ],
+    };
+    const school = sis([
+      { sub: 916, unsub: 1166 },
+      { sub: 917, unsub: 1167 },
+    ]);
+    expect(checkUnder(request, { remainder_placement: 'last_term' }, school)).toEqual(
+      mismatch('proration_parts_rounded'),
+    );
+    // Under the default policy the same figures need two readings at once: no single reason explains them.
+    expect(checkUnder(request, {}, school)).toEqual(mismatch('unexplained'));
+  });
+
+  it('single_term_basis=half_annual: half the annual amount matches; the full annual amount is no reason', () => {
+    const fsa2 = example('FSA-2').request;
+    const policy: PolicyChoices = { single_term_basis: 'half_annual' };
+    // Spring 9 of 12: 75%; round(3,500 × 75 ÷ 200 = 1,312.5) = 1,313.
+    expect(checkUnder(fsa2, policy, sis([{ sub: 1313 }], 75)).status).toBe('match');
+    // FSA example 2's own 3,500 × 75% = 2,625: the policy already decides the basis, so no reason names it.
+    expect(checkUnder(fsa2, policy, sis([{ sub: 2625 }], 75))).toEqual(mismatch('unexplained'));
+  });
+
+  it('below_half_time_credits=excluded: excluded figures match; counted ones are no reason', () => {
+    const request = SHADOW_CASES.find((c) => c.id === 'BELOW-HALF')!.request;
+    const policy: PolicyChoices = { below_half_time_credits: 'excluded' };
+    // Fall 5 of 12 left out: (12 + 12) / 36 = 66.67% → 67% of 2,000 = 1,340 → 670 + 670.
+    expect(checkUnder(request, policy, sis([{ sub: 0 }, { sub: 670 }, { sub: 670 }], 67)).status).toBe('match');
+    // Counted: 29 / 36 = 80.56% → 81% of 2,000 = 1,620 → 810 + 810, the default reading, not a reason here.
+    expect(checkUnder(request, policy, sis([{ sub: 0 }, { sub: 810 }, { sub: 810 }], 81))).toEqual(
+      mismatch('unexplained'),
+    );
+  });
+
+  it('below_half_time_credits=excluded: a reason tries its reading on the excluded sum (unrounded 37.5%)', () => {
+    // FSA-1's student (Sub 3,500, Unsub 2,000) at 3 of 12 in Fall (below half time) and 9 of 12 in Spring. Counted,
+    // (3 + 9) / 24 = 50% exactly; excluded, 9 / 24 = 37.5% → 38% under the policy: 1,330 / 760, all on Spring.
+    // Unrounded: 3,500 × 9/24 = 1,312.5 → 1,313; 2,000 × 9/24 = 750.
+    const request = {
+      ...example('FSA-1').request,
+      terms: [
+        { label: 'Fall', full_time_credits: 12, credits_enrolled: 3 },
+        { label: 'Spring', full_time_credits: 12, credits_enrolled: 9 },
+      ],
+    };
+    const school = sis(
+      [
+        { sub: 0, unsub: 0 },
+        { sub: 1313, unsub: 750 },
+      ],
+      '37.5',
+    );
+    expect(checkUnder(request, { below_half_time_credits: 'excluded' }, school)).toEqual(
+      mismatch('percent_not_rounded'),
+    );
+  });
+
+  it('a file under a policy (query parameters, CLI flag): the same checks from the inline and the pool runner', async () => {
+    const cases: ShadowCase[] = [
+      { id: 'EX6-ROUNDED', request: EX6, school: { terms: terms(EX6_ROUNDED) }, status: 'match', reason: '', why: '' },
+      {
+        id: 'EX6-EXACT',
+        request: EX6,
+        school: { terms: terms(EX6_EXACT) },
+        status: 'mismatch',
+        reason: 'proration_decimal',
+        why: '',
+      },
+    ];
+    const policy = resolvePolicy({ proration_fraction: 'decimal_rounded' });
+    const run = async (runner: ChunkRunner) => {
+      const sink = new StringSink();
+      const summary = await runBulk({
+        input: Readable.from([Buffer.from(shadowCsv(cases))]),
+        output: sink,
+        format: 'csv',
+        runner,
+        config: bulkConfig({ BULK_CHUNK_STUDENTS: '1' }),
+        policy,
+      });
+      return { text: sink.text(), summary };
+    };
+    const { text, summary } = await run(inline);
+    const rows = byStudent(parseOutput(text) as unknown as Row[]);
+    for (const c of cases) expect(rows.get(c.id)![0]!.check_reason, c.id).toBe(c.reason);
+    expect(summary.checks).toMatchObject({ match: 1, mismatch: 1, by_reason: { proration_decimal: 1 } });
+    expect((await run(pool)).text).toBe(text);
+  });
+});
+
+/** The term cells of a SisFigures, back as a ShadowCase's school terms. */
+function terms(figures: SisFigures): { sub: Money['sub'] | null; unsub: Money['unsub'] | null }[] {
+  return figures.terms.map((t) => ({
+    sub: t.sub === null ? null : Number(t.sub),
+    unsub: t.unsub === null ? null : Number(t.unsub),
+  }));
+}
+
+/**
+ * The check's outcome found the slow way, as an oracle for its cheap pre-checks: every reason's every reading over
+ * the policy's (leaving out those the policy already is; for proration_decimal every other form of the fraction),
+ * each computed in full, none skipped. The school's figures are term amounts only.
+ */
+function bruteForceReason(input: CalculationInput, school: Figures, option: 'equal' | 'proportional'): string | null {
+  const same = (f: Figures, o: 'equal' | 'proportional') =>
+    school.equal.every((want, i) => {
+      const have = o === 'proportional' && f.proportional !== null ? f.proportional[i]! : f.equal[i]!;
+      const got = option === 'proportional' && school.proportional !== null ? school.proportional[i]! : want;
+      return (
+        have.subsidized === got.subsidized && have.unsubsidized === got.unsubsidized && have.grad_plus === got.grad_plus
+      );
+    });
+  const base = readingsForPolicy(input.policy);
+  const ours = figuresUnder(input, base);
+  if (same(ours, option)) return null;
+  if (ours.proportional !== null && same(ours, option === 'equal' ? 'proportional' : 'equal')) {
+    return 'option_mismatch';
+  }
+  for (const reason of CHECK_REASONS) {
+    if (!(reason in REASON_CHANGES)) continue;
+    const changes: Partial<Readings>[] = [...REASON_CHANGES[reason as ReadingReason]];
+    if (reason === 'proration_decimal') changes.push({ prorationFraction: 'exact' });
+    for (const change of changes) {
+      const readings = readingsOver(base, change);
+      if (Object.entries(change).every(([k, v]) => base[k as keyof Readings] === v)) continue;
+      if (same(figuresUnder(input, readings), option)) return reason;
+    }
+  }
+  return 'unexplained';
+}
+
+describe('the cheap pre-checks never change a reason (property)', () => {
+  const requests = [...EXAMPLES, ...POLICY_EXAMPLES].map((ex) => {
+    const { policy: _own, ...request } = ex.request as Record<string, unknown>;
+    return request as { terms: Record<string, unknown>[] } & Record<string, unknown>;
+  });
+  const changeArb = fc.constantFrom(...Object.values(REASON_CHANGES).flatMap((list) => list as Partial<Readings>[]), {
+    prorationFraction: 'exact',
+  } as Partial<Readings>);
+  const policyArb = fc.record(
+    Object.fromEntries(POLICY_OPTIONS.map((o) => [o.name, fc.constantFrom(...o.values)])) as {
+      [K in keyof PolicyChoices]-?: fc.Arbitrary<NonNullable<PolicyChoices[K]>>;
+    },
+  );
+  const creditsArb = fc.constantFrom(0, 2, 3, 5, 6, 7.5, 8, 9, 10, 12);
+
+  it('for random students, policies and readings, the reason equals the one found by trying every reading', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: requests.length - 1 }),
+        fc.array(fc.option(creditsArb, { nil: undefined }), { minLength: 4, maxLength: 4 }),
+        fc.boolean(),
+        fc.option(fc.constantFrom(24, 30, 36), { nil: undefined }),
+        policyArb,
+        changeArb,
+        fc.constantFrom('equal' as const, 'proportional' as const),
+        (which, credits, oneTerm, finalPeriod, choices, change, option) => {
+          const request = structuredClone(requests[which]!);
+          if (oneTerm) request.terms = request.terms.slice(0, 1);
+          request.terms.forEach((t, i) => {
+            if (credits[i] !== undefined) t.credits_enrolled = credits[i];
+          });
+          if (finalPeriod !== undefined && (request.degree_level ?? 'undergraduate') === 'undergraduate') {
+            request.final_period_of_program = true;
+            request.academic_year_credits = finalPeriod;
+          }
+          const parsed = parseCalculationRequest(request, { policy: resolvePolicy(choices) });
+          if (!parsed.ok) return; // a combination the rules reject (e.g. every term at 0 credits)
+          const input = parsed.value;
+          const school = figuresUnder(input, readingsOver(readingsForPolicy(input.policy), change));
+          const figures = sis(
+            school.equal.map((eq, i) => {
+              const t = option === 'proportional' && school.proportional !== null ? school.proportional[i]! : eq;
+              return { sub: t.subsidized, unsub: t.unsubsidized, grad_plus: t.grad_plus };
+            }),
+            undefined,
+            option,
+          );
+          const check = shadowCheck(input, calculate(input), figures);
+          const expected = bruteForceReason(input, school, option);
+          expect(check.status === 'match' ? null : check.reason, JSON.stringify({ request, choices, change })).toBe(
+            expected,
+          );
+        },
+      ),
+      { numRuns: 400 },
     );
   });
 });

@@ -4,7 +4,7 @@
  * and architecture.md "Shadow check") and the examples' published figures — never by the engine. Each case says
  * which reason must come back.
  */
-import { EXAMPLES, EXAMPLES_HEADER, type Example } from './examples.ts';
+import { EXAMPLES, EXAMPLES_HEADER, POLICY_EXAMPLES, type Example } from './examples.ts';
 
 export const SIS_HEADER = `${EXAMPLES_HEADER},sis_option,sis_reduced_annual_pct,sis_sub,sis_unsub,sis_grad_plus`;
 
@@ -29,8 +29,9 @@ export interface ShadowCase {
   why: string;
 }
 
+/** A worked example by id, those printed under a school policy included. */
 export function example(id: string): Example {
-  const ex = EXAMPLES.find((e) => e.id === id);
+  const ex = EXAMPLES.find((e) => e.id === id) ?? POLICY_EXAMPLES.find((e) => e.id === id);
   if (ex === undefined) throw new Error(`no example ${id}`);
   return ex;
 }
@@ -187,6 +188,73 @@ export const SHADOW_CASES: ShadowCase[] = [
     status: 'mismatch',
     reason: 'paid_term_recomputed',
     why: 'the paid Fall recomputed at its share of the revised year instead of kept at 502',
+  },
+  {
+    id: 'PRORATION-PARTS',
+    request: example('REF-FINAL-PERIOD-METRO').request,
+    school: {
+      // Metro State's final fall (independent senior, 8 of 12 credits, academic year 24, Sub 5,500): fraction 8/24.
+      // The rules (rules.md §2.3): S' = round(5,500 × 8/24 = 1,833.33) = 1,833; C' = round(12,500 × 8/24 =
+      // 4,166.67) = 4,167 → unsub 4,167 − 1,833 = 2,334. Metro State's page: S' + round((12,500 − 5,500) × 8/24 =
+      // 2,333.33) = 1,833 + 2,333. One term at 100% takes the whole year.
+      pct: 100,
+      terms: [{ sub: 1833, unsub: 2333 }],
+    },
+    status: 'mismatch',
+    reason: 'proration_parts_rounded',
+    why: 'the subsidized limit and the unsubsidized-only part prorated separately: 1,833 + 2,333 instead of 2,334',
+  },
+  {
+    id: 'PRORATION-DECIMAL',
+    // Handbook ch. 5 example 6 in a file with no policy: the exact fraction is in force.
+    request: example('HB-CH5-EX6').request,
+    school: {
+      // Fall 12 and Spring 12 of 12 (Winter not enrolled), academic year 36, independent senior, Sub 5,500.
+      // The rules: 24/36 exact → S' = round(5,500 × 24/36 = 3,666.67) = 3,667, C' = round(12,500 × 24/36 =
+      // 8,333.33) = 8,333 → unsub 4,666; equal over Fall and Spring: 1,834 + 1,833 and 2,333 + 2,333.
+      // The Handbook's printed 0.67: S' = 5,500 × 0.67 = 3,685, C' = 12,500 × 0.67 = 8,375 → unsub 4,690;
+      // 3,685 / 2 = 1,842.5 → 1,843 + 1,842 (the leftover dollar to the earlier term), 4,690 / 2 = 2,345 each.
+      terms: [
+        { sub: 1843, unsub: 2345 },
+        { sub: 0, unsub: 0 },
+        { sub: 1842, unsub: 2345 },
+      ],
+    },
+    status: 'mismatch',
+    reason: 'proration_decimal',
+    why: 'the fraction 24/36 as the 2-decimal 0.67: 3,685 / 4,690 instead of 3,667 / 4,666',
+  },
+  {
+    id: 'SINGLE-TERM-HALF',
+    request: example('FSA-2').request,
+    school: {
+      // FSA example 2: a one-term loan period, Spring 9 of 12, dependent first year, Sub 3,500: 75%.
+      // The rules (per-term formula on the full annual amount): 3,500 × 75% = 2,625.
+      // Half the annual amount (project-sor): round(3,500 × 75 ÷ 200 = 1,312.5) = 1,313.
+      pct: 75,
+      terms: [{ sub: Math.round((3500 * 75) / 200) }],
+    },
+    status: 'mismatch',
+    reason: 'single_term_half_annual',
+    why: 'a one-term loan period on half the annual amount: 1,313 instead of 2,625',
+  },
+  {
+    id: 'TERM-DROPPED',
+    // FSA-1's student (Sub 3,500, Unsub 2,000) full time in Fall and 3 of 12 (below half time) in Spring.
+    request: withTerms('FSA-1', { 0: { credits_enrolled: 12 }, 1: { credits_enrolled: 3 } }),
+    school: {
+      // The rules: (12 + 3) / 24 = 62.5% → 63%: 3,500 × 63% = 2,205, 2,000 × 63% = 1,260, all on Fall (Spring is
+      // below half time). Spring dropped from the year: 12 / 12 = 100% → 3,500 and 2,000 on Fall. (Its credits
+      // excluded alone: 12 / 24 = 50% → 1,750 / 1,000, below_half_time_excluded.)
+      pct: 100,
+      terms: [
+        { sub: 3500, unsub: 2000 },
+        { sub: 0, unsub: 0 },
+      ],
+    },
+    status: 'mismatch',
+    reason: 'below_half_time_term_dropped',
+    why: 'the below-half-time Spring left out of the year entirely: 12/12 = 100% instead of 15/24 = 63%',
   },
   {
     id: 'UNEXPLAINED',
