@@ -9,9 +9,9 @@ import {
   TERM_COLUMNS,
   type InputColumn,
 } from '../../bulk/csv-layout.ts';
+import { CHECK_POLICY_TEXT, checkReasonsProse } from '../../bulk/check-reasons.ts';
 import { describeColumn, OUTPUT_COLUMNS } from '../../bulk/output-columns.ts';
 import { supportedAwardYears } from '../../domain/limits.ts';
-import { CHECK_REASONS } from '../../domain/readings.ts';
 import { HEALTH_PROFESSIONS_PROGRAMS } from '../../domain/health-professions.ts';
 import { fmt, type DocumentLimits } from './prose.ts';
 
@@ -99,13 +99,11 @@ export function bulkDescription(limits: DocumentLimits): string {
       'as a whole and three columns follow the results: `check_status` (match | mismatch | not_checked: every ' +
       'sis figure cell empty), `check_detail` (each differing field, the school’s figure first: ' +
       '`Fall: sub 1102 ≠ 1103`) and `check_reason`, the first reason in this order whose reading reproduces the ' +
-      'school’s figures exactly: ' +
-      CHECK_REASONS.map((r) => `\`${r}\``).join(', ') +
-      ' (option_mismatch: the other distribution option; remainder_placement: leftover dollars on the last term; ' +
-      'below_half_time_excluded: below-half-time credits left out of the year’s sum; percent_not_rounded: the ' +
-      'unrounded or rounded-down percentage; binary_float: binary floating-point arithmetic, e.g. 2,250 × 0.69 → ' +
-      '1,552; grad_plus_gap_before_reduction: the Grad PLUS gap taken before the reduction; paid_term_recomputed: ' +
-      'closed terms recomputed instead of kept at their payments). NDJSON BulkResults then carry `check: {status, ' +
+      'school’s figures exactly (the school’s figures equal ours computed with…): ' +
+      checkReasonsProse() +
+      '. ' +
+      CHECK_POLICY_TEXT +
+      ' NDJSON BulkResults then carry `check: {status, ' +
       'detail, reason}` (null for a student with errors). An invalid sis value is an error row naming the column; ' +
       'students with errors are not checked. Without sis_* columns the output is unchanged.',
     '',
