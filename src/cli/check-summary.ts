@@ -1,8 +1,10 @@
 /**
  * The shadow check's summary as the CLI prints it at the end of `sor bulk` (local or --server): students by check
- * status and mismatches by reason, one line each, reasons in the table's order (architecture.md "Shadow check").
+ * status and mismatches by reason, one line each, every reason of CHECK_REASONS in the table's order
+ * (architecture.md "Shadow check").
  */
 import type { CheckSummary } from '../bulk/shadow-summary.ts';
+import { CHECK_REASONS, type CheckReason } from '../domain/readings.ts';
 import { formatInt } from './progress.ts';
 
 export function formatCheckSummary(summary: CheckSummary): string {
@@ -12,7 +14,9 @@ export function formatCheckSummary(summary: CheckSummary): string {
     ['  mismatch', summary.mismatch],
     ['not_checked', summary.not_checked],
   ];
-  for (const [reason, count] of Object.entries(summary.by_reason)) rows.push([`  mismatch: ${reason}`, count]);
+  // Every reason of the table in its order (a job recorded before a reason existed counts 0 for it).
+  const byReason = summary.by_reason as Partial<Record<CheckReason, number>>;
+  for (const reason of CHECK_REASONS) rows.push([`  mismatch: ${reason}`, byReason[reason] ?? 0]);
   const width = Math.max(...rows.map(([label]) => label.length));
   const numbers = rows.map(([, n]) => formatInt(n));
   const numberWidth = Math.max(...numbers.map((n) => n.length));
