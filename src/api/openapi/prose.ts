@@ -198,14 +198,23 @@ const CALCULATION_STEPS = [
     'assumed); `unsub_base = combined maximum − sub_base`. total_limit (34 CFR 685.203(m)(2)) and then ' +
     'cost_of_attendance (34 CFR 685.203(j)(1), taken as already net of other aid) cap `sub_base + unsub_base`, ' +
     'lowering unsubsidized, then subsidized. Each binding cap adds a warning.',
-  '1a. **Final period of an undergraduate program** (`final_period_of_program`, rules §2.3; 34 CFR ' +
-    '685.203(a)(4)–(6), (d)): when Σ full_time_credits < academic_year_credits, the statutory limits are first ' +
-    'prorated by `fraction = min(1, Σ credits(t) ÷ academic_year_credits)`: `S′ = round_half_up(S_max × ' +
-    'fraction)`, `C′ = S′ + round_half_up((C_max − S_max) × fraction)`, then step 1 applies to them, and the ' +
-    'reduction is **not** applied on top (reduced_annual_pct 100, proportional not offered). Metro State: 8 of 24 ' +
-    'credits → 1,833 subsidized / 2,333 unsubsidized. When the period is not shorter than an academic year, the ' +
-    'normal reduction applies with a warning; for graduate and professional students the flag is ignored with a ' +
-    'warning.',
+  '1a. **Final period of an undergraduate program** (`final_period_of_program`, rules §2.3 as revised in ' +
+    '2026-27.3; 34 CFR 685.203(a)(4)–(6), (d); FSA Handbook vol. 8 ch. 5): the period is the terms with ' +
+    'credits_enrolled > 0. When their full_time_credits sum below academic_year_credits, the statutory limits are ' +
+    'first prorated by `fraction = min(1, P ÷ academic_year_credits)`, P being the credits_enrolled of the ' +
+    "period's terms scheduled at least half time (a below-half-time term gets no loan and its credits are left " +
+    'out); the combined and the subsidized limits are each prorated directly: `C′ = round_half_up(C_max × ' +
+    'fraction)`, `S′ = round_half_up(S_max × fraction)`; then step 1 applies to them, and the reduction is ' +
+    '**not** applied on top (reduced_annual_pct 100, proportional not offered). The fraction is exact unless the ' +
+    "school's policy says decimal_rounded (0.67) or decimal_truncated (0.66) (policy.proration_fraction). The " +
+    'proration is fixed at origination (credits_enrolled; a warning when actual_final_credits differ). Metro ' +
+    'State: 8 of 24 credits → 1,833 subsidized / 2,334 unsubsidized. When the period is not shorter than an ' +
+    'academic year, the normal reduction applies with a warning; for graduate and professional students the flag ' +
+    'is ignored with a warning.',
+  '1b. **Health professions** (`health_professions_program`, `academic_year_months`, rules §2.1): for a legacy ' +
+    'graduate or professional student, C_max = 20,500 + the program’s additional Unsubsidized amount (FSA ' +
+    'Handbook 2025-26 vol. 8 ch. 4, tables 3A and 3B; 10 or 11 months: the 9-month amount ÷ 9 × months, rounded ' +
+    'half up; dentistry, 11 months: 44,944). Ignored with a warning for anyone else.',
   '2. **Academic-year percentage**. `credits(t)` is actual_final_credits when present, else credits_enrolled. ' +
     '`annual_ft_credits = Σ full_time_credits`; `reduced_annual_pct = min(100, round_half_up(100 × Σ credits(t) ÷ ' +
     'annual_ft_credits))`. Over-loaded terms count in full; only the total is capped. When academic_year_terms is ' +
