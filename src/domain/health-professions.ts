@@ -11,6 +11,7 @@
  */
 
 import { type Dec, dec, decInt } from './decimal.ts';
+import { type HealthProfessionsProgram } from './health-professions-programs.ts';
 import { type Reference, awardYearStart } from './limits.ts';
 import { roundHalfUpDiv } from './rounding.ts';
 
@@ -68,21 +69,7 @@ function row3B(program: string): HealthProfessionsRow {
   });
 }
 
-export const HEALTH_PROFESSIONS_PROGRAMS = [
-  'medicine',
-  'osteopathic_medicine',
-  'dentistry',
-  'veterinary_medicine',
-  'optometry',
-  'podiatric_medicine',
-  'naturopathic_medicine',
-  'public_health',
-  'chiropractic',
-  'clinical_psychology',
-  'health_administration',
-] as const;
-
-export type HealthProfessionsProgram = (typeof HEALTH_PROFESSIONS_PROGRAMS)[number];
+export { HEALTH_PROFESSIONS_PROGRAMS, type HealthProfessionsProgram } from './health-professions-programs.ts';
 
 /** The table: one row per program, table 3A then 3B, in the order of rules.md §2.1. */
 export const HEALTH_PROFESSIONS_TABLE: Readonly<Record<HealthProfessionsProgram, HealthProfessionsRow>> = Object.freeze(

@@ -13,6 +13,7 @@
  * eCFR notes "could not be completed" (rules.md §0).
  */
 
+import type { Reference } from './reference.ts';
 import type { DegreeLevel, DependencyStatus, GradeLevel } from './types.ts';
 
 /**
@@ -24,11 +25,7 @@ export type DependencyClass = 'dependent' | 'independent_or_plus_denied' | 'any'
 /** `cost_of_attendance`: Grad PLUS up to cost of attendance (net of other aid); `none`: no Grad PLUS. */
 export type GradPlusRule = 'none' | 'cost_of_attendance';
 
-/** A source a value rests on: its title as cited and a link to it (PolicyEngine's `reference`). */
-export interface Reference {
-  readonly title: string;
-  readonly href: string;
-}
+export type { Reference } from './reference.ts';
 
 export interface StatutoryLimitRow {
   readonly id: string;

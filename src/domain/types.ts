@@ -7,7 +7,7 @@
  * dollars and percentages are integers; credit counts are exact decimals of at most 6 places.
  */
 
-import type { HealthProfessionsProgram } from './health-professions.ts';
+import type { HealthProfessionsProgram } from './health-professions-programs.ts';
 import type { SchoolPolicy } from './policy.ts';
 
 export type DecimalString = string;

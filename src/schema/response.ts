@@ -3,6 +3,7 @@
  * Error envelope, FieldValidationErrorBody and BulkResult. They are the single source of the OpenAPI response
  * schemas, and tests parse real responses with them.
  */
+import { CHECK_POLICY_TEXT, checkReasonsProse } from '../domain/check-reasons.ts';
 import 'zod-openapi';
 import { z } from 'zod';
 import { ERROR_CODES, EXTENDED_ERROR_CODES } from '../error-codes.ts';
@@ -171,13 +172,7 @@ export const ExtendedErrorSchema = z
     description: 'Error envelope of the operational and async-job paths; the same shape as Error with extra codes.',
   });
 
-const CHECK_REASON_TEXT =
-  'option_mismatch: the other distribution option; remainder_placement: the same annual amounts with the leftover ' +
-  'dollars on the last term; below_half_time_excluded: below-half-time credits left out of the year’s sum; ' +
-  'percent_not_rounded: the unrounded (or rounded-down) percentage; binary_float: binary floating-point arithmetic ' +
-  '(2,250 × 0.69 → 1,552 instead of 1,553); grad_plus_gap_before_reduction: the Grad PLUS gap taken before the ' +
-  'reduction of Sub/Unsub; paid_term_recomputed: closed terms recomputed instead of kept at their payments; ' +
-  'unexplained: none of these.';
+const CHECK_REASON_TEXT = `${checkReasonsProse()}. ${CHECK_POLICY_TEXT}`;
 
 export const CheckReasonSchema = z.enum(CHECK_REASONS).meta({
   id: 'CheckReason',

@@ -20,10 +20,11 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
 /**
  * The allowed order, lowest first. Why each floor sits where it does:
- *  - ground: errors (the catalogue and the wire envelope, over its codes and templates), config, logger, redact,
- *    metrics — used everywhere.
+ *  - ground: errors (the catalogue and the wire envelope, over its codes and templates), logger, redact, log-tag
+ *    (what a log line writes instead of a key), metrics — used everywhere.
  *  - domain: the pure calculation; imports nothing of the service.
- *  - schema: request/response schemas and decimal parsing, over the domain's types.
+ *  - schema: request/response schemas and decimal parsing, over the domain's types; config beside it, which
+ *    validates SOR_POLICY against the domain's policy table (src/domain/policy.ts) at start-up.
  *  - bulk: CSV reading/writing, the pipeline and its runners (inline, pool), over schema and domain.
  *  - queue | jobs: the BullMQ transport (a ChunkRunner) and the async-jobs service (stores, spool, results),
  *    both built on bulk; neither needs the other (the runtime hands the queue runner to the jobs service).
@@ -35,9 +36,9 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
  *    serves its built files without importing it.
  */
 const FLOORS: readonly (readonly string[])[] = [
-  ['errors', 'error-codes', 'error-template', 'config', 'logger', 'redact', 'metrics'],
+  ['errors', 'error-codes', 'error-template', 'logger', 'redact', 'log-tag', 'metrics'],
   ['domain'],
-  ['schema'],
+  ['schema', 'config'],
   ['bulk'],
   ['queue', 'jobs', 'auth'],
   ['api'],

@@ -9,7 +9,7 @@ import {
   TERM_COLUMNS,
   type InputColumn,
 } from '../../bulk/csv-layout.ts';
-import { CHECK_POLICY_TEXT, checkReasonsProse } from '../../bulk/check-reasons.ts';
+import { CHECK_POLICY_TEXT, checkReasonsProse } from '../../domain/check-reasons.ts';
 import { describeColumn, OUTPUT_COLUMNS } from '../../bulk/output-columns.ts';
 import { supportedAwardYears } from '../../domain/limits.ts';
 import { HEALTH_PROFESSIONS_PROGRAMS } from '../../domain/health-professions.ts';

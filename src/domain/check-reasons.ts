@@ -4,7 +4,7 @@
  * data of the domain (CHECK_REASONS, REASON_CHANGES in src/domain/readings.ts); this table is keyed by CheckReason,
  * so a reason added there without its words here does not compile.
  */
-import { CHECK_REASONS, type CheckReason } from '../domain/readings.ts';
+import { CHECK_REASONS, type CheckReason } from './readings.ts';
 
 /** "The school's figures equal ours computed with …", per reason. */
 export const CHECK_REASON_TEXT: Readonly<Record<CheckReason, string>> = Object.freeze({
