@@ -144,7 +144,12 @@ export class PolicySection {
 
   /** The summary line, visible with the section closed: what is in force. */
   private describe(): void {
-    const text = choicesText(this.choices());
+    const choices = this.choices();
+    const text = choicesText(choices);
+    // An option away from the service default stands out among the others.
+    for (const [name, select] of this.selects) {
+      select.closest('.policy-option')?.classList.toggle('changed', choices[name] !== undefined);
+    }
     fill(this.summaryState, text === '' ? 'service defaults' : h('strong', {}, `in force: ${text}`));
     this.summaryState.classList.toggle('changed', text !== '');
   }

@@ -132,7 +132,13 @@ function termsTable(r: CalculationResult): HTMLElement {
     { class: 'total' },
     h('th', { scope: 'row', colspan: 4 }, 'Total'),
     ...optionCells('total_equal', r.total_equal),
-    ...optionCells('total_proportional', r.total_proportional),
+    ...optionCells('total_proportional', r.total_proportional).map((c) => {
+      if (!r.show_both_options) {
+        c.classList.add('equal-only');
+        c.title = 'Proportional disbursement is not offered to this student (see the warnings).';
+      }
+      return c;
+    }),
     h('td', { colspan: 4 }),
   );
   return h(

@@ -14,10 +14,33 @@ import { example, fillRequest, resultCells, setPolicy } from './form-helpers.ts'
 
 const server = useBrowserSession();
 const SAMPLE = new URL('../../samples/sample.csv', import.meta.url).pathname;
+const SCREENSHOT_README = new URL('../../test-output/screenshots/readme-', import.meta.url).pathname;
 
 async function calculate(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Calculate', exact: true }).click();
   await page.locator('#result [data-field="reduced_annual_pct"], #form-errors:not([hidden])').first().waitFor();
+}
+
+/**
+ * For a <select> in the page: [the width its widest option's text needs, its inner width], in CSS pixels (run in
+ * the browser; the tests compile without the DOM library, hence the shapes spelled out).
+ */
+function fits(el: unknown): [number, number] {
+  const page = globalThis as unknown as {
+    getComputedStyle(e: unknown): { font: string; paddingLeft: string; paddingRight: string };
+    document: {
+      createElement(tag: 'canvas'): {
+        getContext(kind: '2d'): { font: string; measureText(t: string): { width: number } };
+      };
+    };
+  };
+  const select = el as { options: ArrayLike<{ text: string }>; clientWidth: number };
+  const style = page.getComputedStyle(el);
+  const ctx = page.document.createElement('canvas').getContext('2d');
+  ctx.font = style.font;
+  const widest = Math.max(...Array.from(select.options, (o) => ctx.measureText(o.text).width));
+  const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+  return [Math.ceil(widest + padding + 20), select.clientWidth];
 }
 
 const isOpen = (page: Page) => page.locator('#policy').evaluate((el) => (el as { open: boolean }).open);
@@ -143,6 +166,35 @@ describe('a student under a school policy', () => {
     expect(await used.textContent()).toContain('proration_fraction=decimal_rounded, remainder_placement=');
     await page.locator('#policy').evaluate((el) => ((el as { open: boolean }).open = true));
     await screenshot(page, '21-policy-result');
+    // For the README: the section open (the header down to its end), and the result under the policy.
+    await page.evaluate('window.scrollTo(0, 0)');
+    const box = (await page.locator('#policy').boundingBox())!;
+    await page.screenshot({
+      path: `${SCREENSHOT_README}page-policy.png`,
+      clip: { x: 0, y: 0, width: 1280, height: Math.ceil(box.y + box.height + 16) },
+    });
+    await page.locator('#result').screenshot({ path: `${SCREENSHOT_README}page-policy-result.png` });
+  });
+
+  it('fits a phone screen with the section open and a result under a policy', async () => {
+    const page = await server.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    await openPage(page, `${server.base}/`);
+    await fillRequest(page, example('HB-CH5-EX6').request);
+    await calculate(page);
+    await page.locator('#worksheet [data-field="policy"]').waitFor();
+    expect(await isOpen(page)).toBe(true);
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+    expect(overflow).toBeLessThanOrEqual(0);
+    // Each control has room for its longest value, "(service default)" included: the text's width in the
+    // control's font, its padding and about 20 pixels of arrow.
+    for (const option of POLICY_OPTIONS) {
+      const [needed, width] = await page.locator(`[name="policy.${option.name}"]`).evaluate(fits);
+      expect(needed, option.name).toBeLessThanOrEqual(width);
+    }
+    await page.evaluate('window.scrollTo(0, 0)');
+    await page.screenshot({ path: `${SCREENSHOT_README}page-policy-phone.png` });
+    await page.locator('#policy-notice').scrollIntoViewIfNeeded();
+    await screenshot(page, '24-policy-phone');
   });
 
   it('sends no policy at the defaults, and a changed option recalculates the result on the screen', async () => {
