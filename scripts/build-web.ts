@@ -8,7 +8,8 @@
  *
  * One asset is written by this script rather than compiled: `service-tables.js`, the service's own tables the
  * page shows (the school-policy options of src/domain/policy.ts, the health-professions programs and the months of
- * src/domain/health-professions.ts), taken from the domain at build time so the page never keeps a copy of them.
+ * src/domain/health-professions.ts, what each shadow-check reason means from src/domain/check-reasons.ts), taken
+ * from the domain at build time so the page never keeps a copy of them.
  * Its shape is declared for the page's TypeScript in src/web/service-tables.d.ts.
  *
  * The TypeScript is compiled for the browser by `tsc -p tsconfig.web.json` (DOM lib, ES modules, no bundler).
@@ -29,6 +30,7 @@ import {
   ACADEMIC_YEAR_MONTHS_MIN,
   HEALTH_PROFESSIONS_TABLE,
 } from '../src/domain/health-professions.ts';
+import { CHECK_REASON_TEXT } from '../src/domain/check-reasons.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SRC = join(ROOT, 'src', 'web');
@@ -39,8 +41,8 @@ const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 /** The documents: each placeholder `%ASSETS%` becomes `/assets/<version>`. */
 const DOCUMENTS = ['index.html', 'docs.html'];
 const STYLES = ['page.css'];
-/** The domain files service-tables.js is made from (part of the source hash). */
-const TABLE_SOURCES = ['src/domain/policy.ts', 'src/domain/health-professions.ts'];
+/** service-tables.js is made from the domain: every file of src/domain is part of the source hash. */
+const DOMAIN = join(ROOT, 'src', 'domain');
 
 export interface WebManifest {
   version: string;
@@ -59,7 +61,12 @@ export function sourceHash(): string {
   const files = readdirSync(SRC)
     .sort()
     .map((name) => join(SRC, name));
-  files.push(...TABLE_SOURCES.map((file) => join(ROOT, file)));
+  files.push(
+    ...readdirSync(DOMAIN)
+      .filter((name) => name.endsWith('.ts'))
+      .sort()
+      .map((name) => join(DOMAIN, name)),
+  );
   files.push(join(ROOT, 'tsconfig.web.json'), fileURLToPath(import.meta.url));
   return sha256(files.flatMap((file) => [file.slice(ROOT.length), readFileSync(file)]));
 }
@@ -90,10 +97,11 @@ export function serviceTablesModule(): string {
   };
   const line = (name: string, value: unknown) => `export const ${name} = ${JSON.stringify(value)};\n`;
   return (
-    '// Written by scripts/build-web.ts from src/domain/policy.ts and src/domain/health-professions.ts.\n' +
+    '// Written by scripts/build-web.ts from src/domain (policy.ts, health-professions.ts, check-reasons.ts).\n' +
     line('POLICY_OPTIONS', policy) +
     line('HEALTH_PROFESSIONS', programs) +
-    line('ACADEMIC_YEAR_MONTHS', months)
+    line('ACADEMIC_YEAR_MONTHS', months) +
+    line('CHECK_REASON_TEXT', CHECK_REASON_TEXT)
   );
 }
 

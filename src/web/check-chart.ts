@@ -3,10 +3,12 @@
  * by status and a bar chart of mismatches by reason. Nothing is shown when the status has no summary. The chart
  * is a list of labelled bars (each with its count in text), so it reads the same to a screen reader. The bars
  * follow the service's order of reasons (the job status lists every reason in the table's order, zeros
- * included), each with its readable name (reason-names.ts) and its token.
+ * included), each with its readable name (reason-names.ts) and its token; hovering a bar gives what the reason
+ * means, in the domain's words (src/domain/check-reasons.ts, through service-tables.js).
  */
 import { fill, formatNumber, h, inert } from './dom.ts';
 import { reasonName } from './reason-names.ts';
+import { CHECK_REASON_TEXT } from './service-tables.js';
 
 type Counts = Record<string, number>;
 
@@ -54,7 +56,12 @@ export function renderCheckSummary(target: HTMLElement, summary: unknown): void 
     bar.style.inlineSize = `${(100 * n) / most}%`;
     return h(
       'li',
-      { 'data-field': `check_summary.${reason}` },
+      {
+        'data-field': `check_summary.${reason}`,
+        title: CHECK_REASON_TEXT[reason]
+          ? `The school's figures equal ours computed with ${CHECK_REASON_TEXT[reason]}`
+          : undefined,
+      },
       h('span', { class: 'bar-label' }, inert(reasonName(reason)), ' ', h('code', {}, inert(reason))),
       h('span', { class: 'bar-track' }, bar),
       h('span', { class: 'bar-count' }, formatNumber(n)),

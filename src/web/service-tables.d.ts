@@ -31,3 +31,5 @@ export declare const POLICY_OPTIONS: readonly PolicyOptionTable[];
 export declare const HEALTH_PROFESSIONS: readonly HealthProfessionsTable[];
 /** The months an academic year may cover for the increase; `default` is what null means. */
 export declare const ACADEMIC_YEAR_MONTHS: { readonly min: number; readonly max: number; readonly default: number };
+/** What each shadow-check reason means: "the school's figures equal ours computed with …" (check-reasons.ts). */
+export declare const CHECK_REASON_TEXT: Readonly<Record<string, string>>;

@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { CHECK_REASONS } from '../../src/domain/readings.ts';
+import { CHECK_REASONS, type CheckReason } from '../../src/domain/readings.ts';
+import { CHECK_REASON_TEXT } from '../../src/domain/check-reasons.ts';
 import { reasonName } from '../../src/web/reason-names.ts';
 import { launchBrowser, openPage, screenshot, startPageServer, type PageServer } from './browser.ts';
 
@@ -86,6 +87,10 @@ describe('the shadow-check summary', () => {
       for (const reason of NEW_REASONS) {
         const label = chart.locator(`[data-field="check_summary.${reason}"] .bar-label`);
         expect(await label.textContent()).toBe(`${reasonName(reason)} ${reason}`);
+        const bar = chart.locator(`[data-field="check_summary.${reason}"]`);
+        expect(await bar.getAttribute('title')).toBe(
+          `The school's figures equal ours computed with ${CHECK_REASON_TEXT[reason as CheckReason]}`,
+        );
       }
       const text = (await chart.textContent()) ?? '';
       for (const [status, n] of statuses) expect(text).toContain(`${n} ${status.replaceAll('_', ' ')}`);
