@@ -304,7 +304,7 @@ function healthProfessionsDescription(): string {
   };
   return (
     'Health professions program of a legacy (interim exception) graduate or professional student, which keeps ' +
-    'the prior-law additional Unsubsidized amount on top of the $20,500 (rules.md §2.1; FSA Handbook 2025-26 ' +
+    'the prior-law additional Unsubsidized amount on top of the legacy combined limit (rules.md §2.1; FSA Handbook 2025-26 ' +
     `vol. 8 ch. 4): ${amounts('3A')}; ${amounts('3B')}. Ignored with a warning for anyone else (validated all ` +
     'the same). Null or absent: none.'
   );

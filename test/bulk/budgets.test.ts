@@ -39,12 +39,15 @@ function recordingRunner(): ChunkRunner & { chunkChars: number[]; studentErrors:
 
 describe('student byte budget', () => {
   it('a student over BULK_MAX_STUDENT_CHARS is an error on every row; its neighbours are computed', async () => {
-    const label = 'L'.repeat(400); // under the 1,000-character cell limit
+    // Labels of at most 100 characters (rules.md §8) and a long student id: over 1,024 characters in 4 rows, each
+    // cell under the 1,000-character cell limit.
+    const label = 'L'.repeat(98);
+    const huge = `HUGE${'-'.repeat(200)}`;
     const text = [
       HEADER,
       row('OK1', 'Fall', '12'),
       row('OK1', 'Spring', '12'),
-      ...['T1', 'T2', 'T3', 'T4'].map((t) => row('HUGE', `${t}${label}`, '12', { academic_year_terms: '4' })),
+      ...['T1', 'T2', 'T3', 'T4'].map((t) => row(huge, `${t}${label}`, '12', { academic_year_terms: '4' })),
       row('OK2', 'Fall', '6'),
       row('OK2', 'Spring', '6'),
       '',
@@ -55,17 +58,18 @@ describe('student byte budget', () => {
     expect(rows.map((r) => [r.student_id, r.row_status])).toEqual([
       ['OK1', 'ok'],
       ['OK1', 'ok'],
-      ['HUGE', 'error'],
-      ['HUGE', 'error'],
-      ['HUGE', 'error'],
-      ['HUGE', 'error'],
+      [huge, 'error'],
+      [huge, 'error'],
+      [huge, 'error'],
+      [huge, 'error'],
       ['OK2', 'ok'],
       ['OK2', 'ok'],
     ]);
     const message =
-      'the rows of student_id "HUGE" hold more than 1024 characters, the most one student may have; this student ' +
+      // A long student id is quoted by its first 60 characters in a message.
+      `the rows of student_id "${huge.slice(0, 60)}…" hold more than 1024 characters, the most one student may have; this student ` +
       'was not calculated';
-    expect(rows.filter((r) => r.student_id === 'HUGE').every((r) => r.error_message === message)).toBe(true);
+    expect(rows.filter((r) => r.student_id === huge).every((r) => r.error_message === message)).toBe(true);
     expect(runner.studentErrors).toEqual([message]);
     // Same student with the default budget: computed (the label is a valid term label).
     const { text: normal } = await runToString(text, createInlineRunner());

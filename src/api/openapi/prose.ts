@@ -212,7 +212,7 @@ const CALCULATION_STEPS = [
     'academic year, the normal reduction applies with a warning; for graduate and professional students the flag ' +
     'is ignored with a warning.',
   '1b. **Health professions** (`health_professions_program`, `academic_year_months`, rules §2.1): for a legacy ' +
-    'graduate or professional student, C_max = 20,500 + the program’s additional Unsubsidized amount (FSA ' +
+    'graduate or professional student, C_max = the legacy combined limit + the program’s additional Unsubsidized amount (FSA ' +
     'Handbook 2025-26 vol. 8 ch. 4, tables 3A and 3B; 10 or 11 months: the 9-month amount ÷ 9 × months, rounded ' +
     'half up; dentistry, 11 months: 44,944). Ignored with a warning for anyone else.',
   '2. **Academic-year percentage**. `credits(t)` is actual_final_credits when present, else credits_enrolled. ' +
