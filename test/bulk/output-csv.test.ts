@@ -16,7 +16,8 @@ import { readHeader } from '../../src/bulk/csv-layout.ts';
 import { CHECK_COLUMNS, OUTPUT_COLUMNS, RESULT_COLUMNS, RESULT_OUTPUT_COLUMNS } from '../../src/bulk/output-columns.ts';
 import { BULK_OUTPUT_COLUMNS } from '../../src/api/openapi/bulk-prose.ts';
 import type { CalculationResult, TermResult } from '../../src/domain/types.ts';
-import { HEADER } from './helpers.ts';
+import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
+import { HEADER, parseNdjson, row, runToString } from './helpers.ts';
 
 describe('csvCell', () => {
   it('quotes exactly like csv-stringify and reads back with csv-parse', () => {
@@ -236,5 +237,21 @@ describe('the README', () => {
       .filter((name) => name !== 'ok' && name !== 'error'); // row_status's values
     expect(end).toBeGreaterThan(start);
     expect(listed).toEqual(RESULT_COLUMNS);
+  });
+});
+
+describe('bidirectional-control characters (issue 21: shown inert on the page and the worksheet, kept in files)', () => {
+  it('a student id and a term label holding them are echoed byte for byte, in CSV and NDJSON', async () => {
+    const controls = '\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c';
+    const id = `S\u202e1${controls}`;
+    const label = `Fall\u202e${controls}`;
+    const text = [HEADER, row(id, label, '12'), row(id, 'Spring', '12'), ''].join('\n');
+    const csv = (await runToString(text, createInlineRunner())).text;
+    const lines = csv.split('\n');
+    expect(lines[1]!.startsWith(`${id},${label},`)).toBe(true);
+    expect(Buffer.from(lines[1]!.slice(0, id.length + label.length + 1))).toEqual(Buffer.from(`${id},${label}`));
+    const [student] = parseNdjson((await runToString(text, createInlineRunner(), { format: 'ndjson' })).text);
+    expect(student!.student_id).toBe(id);
+    expect((student!.result as { terms: { label: string }[] }).terms[0]!.label).toBe(label);
   });
 });
