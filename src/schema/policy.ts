@@ -48,3 +48,18 @@ export const PolicySchema = z
       'options and values are a 422 at policy.<option>. A non-default option adds a warning naming the options in ' +
       'force; the worksheet lists every option. The rule set id does not change with the policy.',
   });
+
+/** The policy a calculation or a job used: every option with its value in force (the worksheet, the job status). */
+export const PolicyInForceSchema = z
+  .strictObject(
+    Object.fromEntries(
+      POLICY_OPTIONS.map((o) => [o.name, z.enum(o.values as unknown as readonly [string, ...string[]])]),
+    ),
+  )
+  .meta({
+    id: 'SchoolPolicyInForce',
+    description:
+      'The school policy used (rules.md §10), every option with its value in force: the request’s (or the ' +
+      'file’s `policy.<option>` query parameters) over the deployment default (SOR_POLICY) over the service’s ' +
+      'reading.',
+  });

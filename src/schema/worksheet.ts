@@ -5,7 +5,7 @@
  */
 import 'zod-openapi';
 import { z } from 'zod';
-import { POLICY_OPTIONS } from '../domain/policy.ts';
+import { PolicyInForceSchema } from './policy.ts';
 import { CalculationResultSchema } from './response.ts';
 
 const StepScalarSchema = z.union([z.number(), z.string(), z.boolean(), z.null()]);
@@ -42,17 +42,7 @@ export const TraceStepSchema = z
 export const WorksheetSchema = z
   .strictObject({
     rule_set: z.string().meta({ description: 'The rule set that made the calculation (also in X-Rule-Set).' }),
-    policy: z
-      .strictObject(
-        Object.fromEntries(
-          POLICY_OPTIONS.map((o) => [o.name, z.enum(o.values as unknown as readonly [string, ...string[]])]),
-        ),
-      )
-      .meta({
-        description:
-          'The school policy the calculation used (rules.md §10): every option with its value in force, the ' +
-          'request’s over the deployment default (SOR_POLICY) over the service’s reading.',
-      }),
+    policy: PolicyInForceSchema,
     result: CalculationResultSchema,
     steps: z.array(TraceStepSchema).meta({ description: 'The computation, in order.' }),
   })

@@ -9,7 +9,7 @@ import { JOB_ID_PATTERN } from '../../jobs/job-id.ts';
 import { CheckSummarySchema, ExtendedErrorSchema } from '../../schema/response.ts';
 import { JOBS_PATH, MAX_IDEMPOTENCY_KEY } from '../jobs-route.ts';
 import { UPLOAD_ENCODING_NOTE, UPLOAD_QUERY } from './files-params.ts';
-import { POLICY_OPTIONS } from '../../domain/policy.ts';
+import { PolicyInForceSchema } from '../../schema/policy.ts';
 
 const JobStatusSchema = z.enum(['queued', 'running', 'completed', 'failed']).meta({
   id: 'JobStatus',
@@ -44,17 +44,7 @@ export const JobSchema = z
     status_url: z.string(),
     result_url: z.string(),
     check_summary: CheckSummarySchema.optional(),
-    policy: z
-      .strictObject(
-        Object.fromEntries(
-          POLICY_OPTIONS.map((o) => [o.name, z.enum(o.values as unknown as readonly [string, ...string[]])]),
-        ),
-      )
-      .meta({
-        description:
-          'The school policy the job runs with (rules.md §10), every option: the deployment default (SOR_POLICY) ' +
-          'with the file’s `policy.<option>` query parameters over it.',
-      }),
+    policy: PolicyInForceSchema,
   })
   .meta({ id: 'Job' });
 
