@@ -6,20 +6,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, type AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
-import { createRequestListener } from '../../src/api/front-door.ts';
-import { createRuntime, type Runtime } from '../../src/runtime.ts';
+import { type RuntimeServer, startRuntimeServer } from './helpers.ts';
 import { bulkConfig, generatedCsv } from '../bulk/helpers.ts';
 
 const STUDENTS = 100_000;
 const dir = mkdtempSync(join(tmpdir(), 'sor-half-duplex-'));
 const config = bulkConfig({ SPOOL_DIR: join(dir, 'spool') });
-let runtime: Runtime;
-let server: Server;
+let service: RuntimeServer;
 let port: number;
 const { csv, rows } = generatedCsv(STUDENTS);
 const body = Buffer.from(csv);
@@ -27,22 +23,12 @@ const file = join(dir, 'students.csv');
 
 beforeAll(async () => {
   writeFileSync(file, body);
-  const logger = pino({ level: 'silent' });
-  runtime = await createRuntime(config, logger);
-  const listener = createRequestListener(
-    { config, logger, runners: runtime.runners, readiness: runtime.readiness },
-    { routers: runtime.routers },
-  );
-  server = await new Promise<Server>((resolve) => {
-    const s = createServer(listener).listen(0, '127.0.0.1', () => resolve(s));
-  });
-  port = (server.address() as AddressInfo).port;
+  service = await startRuntimeServer(config);
+  port = service.port;
 });
 
 afterAll(async () => {
-  server?.closeAllConnections();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  await runtime?.close();
+  await service?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -5,8 +5,9 @@
  */
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
-import { pino } from 'pino';
-import { loadConfig } from '../../src/config.ts';
+import { type Logger, pino } from 'pino';
+import { type Config, loadConfig } from '../../src/config.ts';
+import { createRuntime, type Runtime } from '../../src/runtime.ts';
 import type { AppExtras } from '../../src/api/app.ts';
 import { createRequestListener } from '../../src/api/front-door.ts';
 import type { AppContext, ReadinessCheck } from '../../src/api/context.ts';
@@ -88,4 +89,40 @@ export function baseRequest(): Record<string, unknown> & { terms: Record<string,
 export function fieldPaths(json: unknown): string[] {
   const body = json as { field_errors?: { field: string }[] };
   return (body.field_errors ?? []).map((f) => f.field);
+}
+
+/** The whole service (createRuntime: runners, routers, stores) served in this process, as src/server.ts serves it. */
+export interface RuntimeServer {
+  base: string;
+  port: number;
+  runtime: Runtime;
+  server: Server;
+  close(): Promise<void>;
+}
+
+/** Starts the service of `config` on an ephemeral loopback port, its logger silent unless one is given. */
+export async function startRuntimeServer(
+  config: Config,
+  logger: Logger = pino({ level: 'silent' }),
+): Promise<RuntimeServer> {
+  const runtime = await createRuntime(config, logger);
+  const listener = createRequestListener(
+    { config, logger, runners: runtime.runners, readiness: runtime.readiness },
+    { routers: runtime.routers },
+  );
+  const server = await new Promise<Server>((resolve) => {
+    const s = createServer(listener).listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    base: `http://127.0.0.1:${port}`,
+    port,
+    runtime,
+    server,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await runtime.close();
+    },
+  };
 }

@@ -10,13 +10,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { connect, type AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
-import { createRequestListener } from '../../src/api/front-door.ts';
-import { createRuntime, type Runtime } from '../../src/runtime.ts';
+import { type RuntimeServer, startRuntimeServer } from './helpers.ts';
 import { bulkConfig } from '../bulk/helpers.ts';
 
 const WINDOW_MS = 3000;
@@ -30,29 +27,18 @@ const config = bulkConfig({
 });
 const sample = readFileSync(join(import.meta.dirname, '..', '..', 'samples', 'sample.csv'));
 const header = sample.subarray(0, sample.indexOf('\n') + 1);
-let runtime: Runtime;
-let server: Server;
+let service: RuntimeServer;
 let base: string;
 let port: number;
 
 beforeAll(async () => {
-  const logger = pino({ level: 'silent' });
-  runtime = await createRuntime(config, logger);
-  const listener = createRequestListener(
-    { config, logger, runners: runtime.runners, readiness: runtime.readiness },
-    { routers: runtime.routers },
-  );
-  server = await new Promise<Server>((resolve) => {
-    const s = createServer(listener).listen(0, '127.0.0.1', () => resolve(s));
-  });
-  port = (server.address() as AddressInfo).port;
-  base = `http://127.0.0.1:${port}`;
+  service = await startRuntimeServer(config);
+  port = service.port;
+  base = service.base;
 });
 
 afterAll(async () => {
-  server?.closeAllConnections();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  await runtime?.close();
+  await service?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -8,13 +8,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { connect, type AddressInfo, type Socket } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
-import { createRequestListener } from '../../src/api/front-door.ts';
-import { createRuntime, type Runtime } from '../../src/runtime.ts';
+import { type RuntimeServer, startRuntimeServer } from './helpers.ts';
 import { bulkConfig, generatedCsv } from '../bulk/helpers.ts';
 
 const STALL_MS = 2000;
@@ -32,29 +29,18 @@ const large = Buffer.from(generatedCsv(50_000).csv);
 const sample = readFileSync(join(import.meta.dirname, '..', '..', 'samples', 'sample.csv'));
 /** Over the small-file lane's row limit (SMALL_ROWS), so it needs one of the four general slots. */
 const medium = Buffer.from(generatedCsv(12).csv);
-let runtime: Runtime;
-let server: Server;
+let service: RuntimeServer;
 let base: string;
 let port: number;
 
 beforeAll(async () => {
-  const logger = pino({ level: 'silent' });
-  runtime = await createRuntime(config, logger);
-  const listener = createRequestListener(
-    { config, logger, runners: runtime.runners, readiness: runtime.readiness },
-    { routers: runtime.routers },
-  );
-  server = await new Promise<Server>((resolve) => {
-    const s = createServer(listener).listen(0, '127.0.0.1', () => resolve(s));
-  });
-  port = (server.address() as AddressInfo).port;
-  base = `http://127.0.0.1:${port}`;
+  service = await startRuntimeServer(config);
+  port = service.port;
+  base = service.base;
 });
 
 afterAll(async () => {
-  server?.closeAllConnections();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  await runtime?.close();
+  await service?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
