@@ -282,9 +282,15 @@ export function calculate(
     );
   }
   const termWarnings: string[][] = terms.map(() => []);
+  const creditsUse: W.BelowHalfTimeCredits =
+    finalPeriod.kind === 'prorate'
+      ? 'proration'
+      : readings.belowHalfTimeCredits === 'excluded'
+        ? 'excluded'
+        : 'counted';
   for (const t of terms) {
     if (revision.eligible[t.index]) continue;
-    const sentence = W.termBelowHalfTime(t.label, t.index, t.credits, t.fullTime, t.closed);
+    const sentence = W.termBelowHalfTime(t.label, t.index, t.credits, t.fullTime, t.closed, creditsUse);
     warnings.push(sentence);
     termWarnings[t.index]!.push(sentence);
   }

@@ -382,17 +382,40 @@ export function proportionalNotOfferedFewEligibleTerms(eligibleCount: number): s
 
 // ---------------------------------------------------------------------------------------------- terms
 
+/**
+ * How a below-half-time term's credits enter the year: counted in the academic-year percentage (§3, the
+ * default), left out of it by the school's policy (below_half_time_credits=excluded, §10), or, under the
+ * final-period proration (§2.3), left out of the prorated credits (there is no percentage then).
+ */
+export type BelowHalfTimeCredits = 'counted' | 'excluded' | 'proration';
+
 export function termBelowHalfTime(
   label: string,
   index: number,
   credits: Dec,
   fullTimeCredits: Dec,
   closed: boolean,
+  creditsUse: BelowHalfTimeCredits = 'counted',
 ): string {
-  const what = `${termName(label, index)} is below half time (${formatCredits(credits)} of ${formatCredits(fullTimeCredits)} credits)`;
+  const ratio = `${formatCredits(credits)} of ${formatCredits(fullTimeCredits)} credits`;
+  // Under the proration a not-enrolled term is simply outside the period; elsewhere the sentence is the §4 one.
+  const what =
+    creditsUse === 'proration' && credits.isZero()
+      ? `${termName(label, index)} is not enrolled (${ratio})`
+      : `${termName(label, index)} is below half time (${ratio})`;
+  const credit =
+    creditsUse === 'proration'
+      ? credits.isZero()
+        ? 'it is not part of the final period'
+        : 'its credits are left out of the final-period proration'
+      : creditsUse === 'excluded'
+        ? 'its credits are left out of the academic-year percentage (school policy below_half_time_credits=excluded)'
+        : 'its credits still count toward the academic-year percentage';
   return closed
-    ? `${what}: it keeps the disbursements already made for it but is not eligible for more, and its credits still count toward the academic-year percentage.`
-    : `${what} and receives no disbursement, but its credits still count toward the academic-year percentage.`;
+    ? `${what}: it keeps the disbursements already made for it but is not eligible for more, and ${credit}.`
+    : creditsUse === 'counted'
+      ? `${what} and receives no disbursement, but ${credit}.`
+      : `${what} and receives no disbursement; ${credit}.`;
 }
 
 export function overDisbursement(loan: LoanType, paid: Dec, annual: Dec): string {

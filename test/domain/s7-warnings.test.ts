@@ -198,3 +198,56 @@ describe('§7 each listed situation has a warning', () => {
     for (const w of first) expect(w).toMatch(/^[^\n]+[.)]$/);
   });
 });
+
+describe('§7 a below-half-time term says how its credits are used', () => {
+  const finalPeriod = (terms: ReturnType<typeof term>[], extra: Partial<WireRequest> = {}) =>
+    calculate(
+      toInput(
+        student(terms, {
+          dependency_status: 'independent',
+          grade_level: 'third_year_and_beyond',
+          subsidized_amount: 5500,
+          final_period_of_program: true,
+          academic_year_credits: 36,
+          ...extra,
+        }),
+      ),
+    );
+
+  it('under the final-period proration a not-enrolled term is outside the period (Handbook ch. 5, example 6)', () => {
+    const r = finalPeriod([term('Fall', 12, 12), term('Winter', 12, 0), term('Spring', 12, 12)]);
+    expect(r.terms[1]!.warning).toBe(
+      'Term 2 ("Winter") is not enrolled (0 of 12 credits) and receives no disbursement; it is not part of the final period.',
+    );
+    expect(r.warnings.join(' ')).not.toContain('academic-year percentage');
+  });
+
+  it('and a below-half-time term of the period has its credits left out of the proration (example 5)', () => {
+    const r = finalPeriod([term('Fall', 12, 12), term('Winter', 12, 3)], { dependency_status: 'dependent' });
+    expect(r.terms[1]!.warning).toBe(
+      'Term 2 ("Winter") is below half time (3 of 12 credits) and receives no disbursement; its credits are left out of the final-period proration.',
+    );
+  });
+
+  it('under the school policy below_half_time_credits=excluded its credits are left out of the percentage', () => {
+    const r = calculate(
+      toInput(
+        student([term('Fall', 12, 12), term('Spring', 12, 3)], { policy: { below_half_time_credits: 'excluded' } }),
+      ),
+    );
+    // 12 of 24 credits (the 3 left out) → 50%.
+    expect(r.reduced_annual_pct).toBe(50);
+    expect(r.terms[1]!.warning).toBe(
+      'Term 2 ("Spring") is below half time (3 of 12 credits) and receives no disbursement; its credits are left out of the academic-year percentage (school policy below_half_time_credits=excluded).',
+    );
+  });
+
+  it('by default its credits still count (§3)', () => {
+    const r = calculate(toInput(student([term('Fall', 12, 12), term('Spring', 12, 3)])));
+    // (12 + 3) of 24 = 62.5% → 63%.
+    expect(r.reduced_annual_pct).toBe(63);
+    expect(r.terms[1]!.warning).toBe(
+      'Term 2 ("Spring") is below half time (3 of 12 credits) and receives no disbursement, but its credits still count toward the academic-year percentage.',
+    );
+  });
+});
