@@ -403,3 +403,16 @@ describe('OpenAPI', () => {
     ]);
   });
 });
+
+describe('the student section', () => {
+  it('lists every student-level field of the request, the health-professions ones included (HTML and PDF)', async () => {
+    const body = request('HB-CH4-DENTISTRY-11');
+    const html = (await post(body, { accept: 'text/html' })).bytes.toString('utf8');
+    const pdf = (await pdfTextOf((await post(body, { accept: 'application/pdf' })).bytes)).text;
+    for (const field of ['health_professions_program', 'academic_year_months', 'final_period_of_program']) {
+      expect(html, field).toContain(field);
+      expect(pdf, field).toContain(field);
+    }
+    expect(html).toContain('dentistry');
+  });
+});

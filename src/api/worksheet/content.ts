@@ -47,23 +47,14 @@ export function formatValue(value: unknown): string {
   return String(value);
 }
 
-/** The student-level fields of the request, as [field, value]. */
+/**
+ * The student-level fields of the request, as [field, value], in the request's own order (every field of
+ * CalculationInput but the terms, listed below, and the policy, which has its own section).
+ */
 export function studentRows(input: CalculationInput): [string, string][] {
-  const fields: (keyof CalculationInput)[] = [
-    'award_year',
-    'dependency_status',
-    'degree_level',
-    'grade_level',
-    'academic_year_terms',
-    'subsidized_amount',
-    'total_limit',
-    'cost_of_attendance',
-    'is_legacy_borrower',
-    'plus_denied',
-    'final_period_of_program',
-    'academic_year_credits',
-  ];
-  return fields.map((f) => [f, formatValue(input[f])]);
+  return (Object.keys(input) as (keyof CalculationInput)[])
+    .filter((f) => f !== 'terms' && f !== 'policy')
+    .map((f) => [f, formatValue(input[f])]);
 }
 
 /** One school-policy option as the worksheet lists it (rules.md §10). */
