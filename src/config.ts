@@ -22,6 +22,17 @@ const int = (min: number, max: number) =>
     .transform((s) => Number.parseInt(s, 10))
     .pipe(z.number().int().min(min).max(max));
 
+/** A key prefix in Redis: every key of the service (queue, jobs, tokens, rate counters) starts with it and `:`. */
+const prefix = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 _ . : -');
+
+const DEFAULT_REDIS_PREFIX = 'sor';
+
+/** Names still read in place of their successor, which wins when both are set. */
+const DEPRECATED_NAMES: Readonly<Record<string, string>> = { BULLMQ_PREFIX: 'REDIS_PREFIX' };
+
 const EnvSchema = z.object({
   PORT: int(0, 65535).default(8080),
   HOST: z.string().trim().min(1).default('0.0.0.0'),
@@ -52,11 +63,8 @@ const EnvSchema = z.object({
     .refine(wellFormedUrl, REDIS_URL_MESSAGE)
     .optional()
     .or(z.literal('').transform(() => undefined)),
-  BULLMQ_PREFIX: z
-    .string()
-    .trim()
-    .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 _ . : -')
-    .default('sor'),
+  REDIS_PREFIX: prefix.optional(),
+  BULLMQ_PREFIX: prefix.optional(),
   BULK_QUEUE_FALLBACK: z.enum(['local', 'fail']).default('local'),
   /** How long the API waits for one queued chunk before it counts as failed (then retried locally or errored). */
   QUEUE_CHUNK_TIMEOUT_MS: int(1000, 3_600_000).default(120_000),
@@ -220,7 +228,27 @@ function shownValue(name: string, value: string | undefined): string {
   return JSON.stringify(value);
 }
 
-export type Config = Readonly<z.output<typeof EnvSchema>>;
+type ParsedEnv = z.output<typeof EnvSchema>;
+
+/** The configuration: the variables above with defaults applied, deprecated names folded into their successors. */
+export type Config = Readonly<Omit<ParsedEnv, 'REDIS_PREFIX' | 'BULLMQ_PREFIX'> & { REDIS_PREFIX: string }>;
+
+/**
+ * One warning per deprecated variable set in `env` (start-up logs them): its successor's name, and which value
+ * is used when both are set.
+ */
+export function deprecationWarnings(env: Record<string, string | undefined> = process.env): string[] {
+  const warnings: string[] = [];
+  for (const [old, current] of Object.entries(DEPRECATED_NAMES)) {
+    if (env[old] === undefined) continue;
+    warnings.push(
+      env[current] === undefined
+        ? `config: ${old} is deprecated, use ${current} (its value is used for now)`
+        : `config: ${old} is deprecated and ignored: ${current} is set too and wins; remove ${old}`,
+    );
+  }
+  return warnings;
+}
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -250,5 +278,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         'same on the API and every worker; generate one with: openssl rand -hex 32)',
     );
   }
-  return Object.freeze(parsed.data);
+  const { REDIS_PREFIX, BULLMQ_PREFIX, ...rest } = parsed.data;
+  return Object.freeze({ ...rest, REDIS_PREFIX: REDIS_PREFIX ?? BULLMQ_PREFIX ?? DEFAULT_REDIS_PREFIX });
 }

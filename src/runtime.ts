@@ -152,7 +152,7 @@ async function createQueueParts(
     queue = createQueueRunner({ config, logger, fallback: local.pool });
     const q = queue;
     const check = await q.check();
-    const where = { redis: redactUrl(config.REDIS_URL), prefix: config.BULLMQ_PREFIX };
+    const where = { redis: redactUrl(config.REDIS_URL), prefix: config.REDIS_PREFIX };
     if (check.ok) {
       logger.info(
         { ...where, detail: redactText(check.detail, secrets) },
@@ -173,7 +173,7 @@ async function createQueueParts(
         return { ok: c.ok, detail: c.state };
       },
     });
-    store = new RedisJobStore(q.redis, config.BULLMQ_PREFIX, config.JOB_TTL_SECONDS, config.JOBS_MAX_REDIS_BYTES);
+    store = new RedisJobStore(q.redis, config.REDIS_PREFIX, config.JOB_TTL_SECONDS, config.JOBS_MAX_REDIS_BYTES);
   } else {
     store = new MemoryJobStore(config.JOB_TTL_SECONDS, {
       dir: config.JOBS_DIR,

@@ -7,7 +7,7 @@
  */
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { ConfigError, deprecationWarnings, loadConfig, type Config } from './config.ts';
 import { createRequestListener } from './api/front-door.ts';
 import { createServiceLogger, exitOnFatalError } from './logger.ts';
 import type { ReadinessCheck } from './api/context.ts';
@@ -94,6 +94,7 @@ async function main(): Promise<void> {
   const log = createServiceLogger({ level: config.LOG_LEVEL, serializers: { err: serializeError } });
   const logger: Logger = log.logger;
   exitOnFatalError(log);
+  for (const warning of deprecationWarnings(process.env)) logger.warn(warning);
 
   let shuttingDown = false;
   await ensureSpoolDir(config.SPOOL_DIR);

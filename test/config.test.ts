@@ -1,6 +1,6 @@
 /** Environment → Config: defaults, one-line errors naming the variable, frozen result. */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.ts';
+import { ConfigError, deprecationWarnings, loadConfig } from '../src/config.ts';
 import { workerTuning } from '../src/queue/settings.ts';
 import { DEFAULT_POLICY } from '../src/domain/policy.ts';
 
@@ -15,7 +15,7 @@ describe('loadConfig', () => {
       BULK_SYNC_MAX_ROWS: 2000,
       BULK_MAX_BYTES: 512 * 1024 * 1024,
       BULK_MAX_ROWS: 2_000_000,
-      BULLMQ_PREFIX: 'sor',
+      REDIS_PREFIX: 'sor',
       BULK_QUEUE_FALLBACK: 'local',
       JOB_TTL_SECONDS: 86_400,
     });
@@ -38,7 +38,7 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'loud'],
     ['BULK_QUEUE_FALLBACK', 'maybe'],
     ['REDIS_URL', 'http://example'],
-    ['BULLMQ_PREFIX', 'has space'],
+    ['REDIS_PREFIX', 'has space'],
     ['QUEUE_LOCK_DURATION_MS', '10'],
   ])('%s=%s stops start-up with one line naming the variable', (name, value) => {
     let error: unknown;
@@ -51,6 +51,21 @@ describe('loadConfig', () => {
     const message = (error as Error).message;
     expect(message).toContain(name);
     expect(message).not.toContain('\n');
+  });
+
+  it('reads the deprecated BULLMQ_PREFIX as REDIS_PREFIX, with a warning naming the new name; REDIS_PREFIX wins', () => {
+    expect(loadConfig({ REDIS_PREFIX: 'new' }).REDIS_PREFIX).toBe('new');
+    expect(deprecationWarnings({ REDIS_PREFIX: 'new' })).toEqual([]);
+
+    const old = { BULLMQ_PREFIX: 'old' };
+    expect(loadConfig(old).REDIS_PREFIX).toBe('old');
+    expect(loadConfig(old)).not.toHaveProperty('BULLMQ_PREFIX');
+    expect(deprecationWarnings(old)).toEqual([expect.stringMatching(/BULLMQ_PREFIX is deprecated, use REDIS_PREFIX/)]);
+
+    const both = { BULLMQ_PREFIX: 'old', REDIS_PREFIX: 'new' };
+    expect(loadConfig(both).REDIS_PREFIX).toBe('new');
+    expect(deprecationWarnings(both)).toEqual([expect.stringMatching(/BULLMQ_PREFIX .*ignored.*REDIS_PREFIX/)]);
+    expect(() => loadConfig({ BULLMQ_PREFIX: 'has space' })).toThrow(/^Invalid configuration: BULLMQ_PREFIX /);
   });
 
   it('has the defaults of the slot, stall and upload-rate limits, and refuses what would turn them off wrongly', () => {

@@ -1,6 +1,6 @@
 /**
  * The queue worker process (`npm run worker`; needs REDIS_URL): pulls chunk jobs from the BullMQ queue `calc`
- * (prefix BULLMQ_PREFIX) and runs each on this process's own piscina pool of QUEUE_WORKER_THREADS threads
+ * (prefix REDIS_PREFIX) and runs each on this process's own piscina pool of QUEUE_WORKER_THREADS threads
  * (BULK_THREADS when unset), with as many jobs in flight as threads; with QUEUE_WORKER_THREADS=0 it computes each
  * chunk on its own thread, one at a time (one worker process per core). Run as many of these as you like, on
  * as many machines as you like.
@@ -20,7 +20,7 @@
 import { writeFile } from 'node:fs/promises';
 import { createInlineRunner } from '../src/bulk/runners/inline.ts';
 import { createPoolRunner } from '../src/bulk/runners/pool.ts';
-import { ConfigError, loadConfig } from '../src/config.ts';
+import { ConfigError, deprecationWarnings, loadConfig } from '../src/config.ts';
 import { createServiceLogger, exitOnFatalError, type ServiceLogger } from '../src/logger.ts';
 import { startChunkWorker } from '../src/queue/chunk-worker.ts';
 import { redactText, redactUrl, urlSecrets } from '../src/redact.ts';
@@ -45,6 +45,7 @@ async function main(): Promise<number> {
   log = createServiceLogger({ level: config.LOG_LEVEL, base: { pid: process.pid, role: 'queue-worker' } });
   exitOnFatalError(log);
   const logger = log.logger;
+  for (const warning of deprecationWarnings(process.env)) logger.warn(warning);
   if (!config.REDIS_URL) {
     logger.fatal('REDIS_URL is not set: the queue worker pulls chunk jobs from Redis and cannot run without it.');
     return 2;

@@ -4,7 +4,7 @@
  *   AUTH_MODE=required  the auth guard (tokens in Redis with REDIS_URL, else in AUTH_TOKENS_FILE), then the rate
  *                       limiter per token (the token's rate, else RATE_LIMIT);
  *   AUTH_MODE=off       the rate limiter per client address when RATE_LIMIT is set; nothing otherwise.
- * Counters live in Redis with REDIS_URL (`${BULLMQ_PREFIX}:rl:<window>:<token id or ip:address>`), else in memory.
+ * Counters live in Redis with REDIS_URL (`${REDIS_PREFIX}:rl:<window>:<token id or ip:address>`), else in memory.
  */
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
@@ -24,7 +24,7 @@ export interface AccessControl {
 
 /** The token store of this configuration: Redis (on `redis`) with REDIS_URL, the token file otherwise. */
 export function tokenStoreFor(config: Config, redis?: Redis): TokenStore {
-  return redis ? new RedisTokenStore(redis, config.BULLMQ_PREFIX) : new FileTokenStore(config.AUTH_TOKENS_FILE);
+  return redis ? new RedisTokenStore(redis, config.REDIS_PREFIX) : new FileTokenStore(config.AUTH_TOKENS_FILE);
 }
 
 export function createAccessControl(config: Config, logger: Logger, redis?: Redis): AccessControl {
@@ -46,7 +46,7 @@ export function createAccessControl(config: Config, logger: Logger, redis?: Redi
         drainMaxBytes: config.BULK_DRAIN_MAX_BYTES,
         logger: logger.child({ component: 'rate-limit' }),
         storeFor: (window: RateWindow) => {
-          const prefix = `${config.BULLMQ_PREFIX}:rl:${window}:`;
+          const prefix = `${config.REDIS_PREFIX}:rl:${window}:`;
           const store = redis ? new RedisCostStore(redis, prefix) : new MemoryCostStore(prefix);
           stores.push(store);
           return store;

@@ -1,6 +1,6 @@
 /**
  * `sor token …`: the access tokens of a service running with AUTH_MODE=required (README "Access control"). Uses the
- * service's own configuration: tokens in Redis with REDIS_URL (and BULLMQ_PREFIX), else in AUTH_TOKENS_FILE; new
+ * service's own configuration: tokens in Redis with REDIS_URL (and REDIS_PREFIX), else in AUTH_TOKENS_FILE; new
  * tokens get the AUTH_TOKEN_PREFIX environment.
  *
  *   sor token create --name NAME [--expires 90d|12h|never] [--rate 600/min]
@@ -44,7 +44,7 @@ async function openStore(config: Config): Promise<{ store: TokenStore; redis?: R
     redis.disconnect();
     throw err;
   }
-  return { store: new RedisTokenStore(redis, config.BULLMQ_PREFIX), redis };
+  return { store: new RedisTokenStore(redis, config.REDIS_PREFIX), redis };
 }
 
 export async function tokenCommand(args: string[], io: CliIo): Promise<number> {

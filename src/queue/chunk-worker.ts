@@ -118,7 +118,7 @@ export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
   if (!url) throw new Error('the queue worker needs REDIS_URL');
   const logger = options.logger.child({ component: 'queue-worker' });
   const tuning = options.tuning ?? DEFAULT_WORKER_TUNING;
-  const prefix = config.BULLMQ_PREFIX;
+  const prefix = config.REDIS_PREFIX;
   if (!config.QUEUE_SIGNING_KEY) throw new Error('the queue worker needs QUEUE_SIGNING_KEY');
   const signer = new ChunkSigner(config.QUEUE_SIGNING_KEY);
   const stats: ChunkWorkerStats = { chunks: 0, students: 0, rows: 0, failed: 0 };

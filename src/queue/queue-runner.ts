@@ -1,6 +1,6 @@
 /**
  * The queue runner: the third implementation of ChunkRunner. Each chunk becomes one BullMQ job on queue `calc`
- * (keys `${BULLMQ_PREFIX}:calc:*`) whose data is only the HMAC of the chunk's payload (chunk-signing.ts); the
+ * (keys `${REDIS_PREFIX}:calc:*`) whose data is only the HMAC of the chunk's payload (chunk-signing.ts); the
  * payload's UTF-8 bytes go, as they are, to their own short-lived Redis key (chunkPayloadKey), deleted by this
  * process once the chunk's outcome is in. A worker process (workers/queue.worker.ts) verifies and runs it and
  * leaves the output bytes in a short-lived Redis key, with their HMAC in the job's return value; this process
@@ -87,7 +87,7 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
   if (!maybeUrl) throw new Error('createQueueRunner needs REDIS_URL');
   const url: string = maybeUrl;
   const logger = options.logger.child({ component: 'queue-runner' });
-  const prefix = config.BULLMQ_PREFIX;
+  const prefix = config.REDIS_PREFIX;
   const enqueueTimeoutMs = options.enqueueTimeoutMs ?? 5000;
   if (!config.QUEUE_SIGNING_KEY) throw new Error('createQueueRunner needs QUEUE_SIGNING_KEY');
   const signer = new ChunkSigner(config.QUEUE_SIGNING_KEY);

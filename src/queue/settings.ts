@@ -4,7 +4,7 @@
  */
 import { type Config, loadConfig } from '../config.ts';
 
-/** The one BullMQ queue of the service; keys are `${BULLMQ_PREFIX}:calc:*`. */
+/** The one BullMQ queue of the service; keys are `${REDIS_PREFIX}:calc:*`. */
 export const QUEUE_NAME = 'calc';
 
 /** Name of every chunk job (bull-board shows it). */

@@ -1,5 +1,5 @@
 /**
- * Two API processes on one Redis (same REDIS_URL and BULLMQ_PREFIX), AUTH_MODE=required: a token created by the CLI
+ * Two API processes on one Redis (same REDIS_URL and REDIS_PREFIX), AUTH_MODE=required: a token created by the CLI
  * in Redis works on both, their rate-limit count is one (a burst spread over both is refused at the limit), jobs
  * are visible to their owner on either process and to no other token, and a revocation applies to both at once.
  */
@@ -20,7 +20,7 @@ beforeAll(async () => {
   env = {
     AUTH_MODE: 'required',
     REDIS_URL: redis.url,
-    BULLMQ_PREFIX: uniquePrefix('auth'),
+    REDIS_PREFIX: uniquePrefix('auth'),
     QUEUE_SIGNING_KEY: TEST_SIGNING_KEY,
   };
   [one, two] = await Promise.all([startApi(env), startApi(env)]);
@@ -28,7 +28,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await killAll();
-  await deleteKeys(redis.url, env.BULLMQ_PREFIX as string);
+  await deleteKeys(redis.url, env.REDIS_PREFIX as string);
   await redis.stop();
 });
 
@@ -105,7 +105,7 @@ describe('two API processes on one Redis', () => {
     for (const api of [one, two]) expect(api.child.output()).not.toContain(t.token);
     const client = new Redis(redis.url);
     try {
-      const keys = await client.keys(`${env.BULLMQ_PREFIX}:auth:*`);
+      const keys = await client.keys(`${env.REDIS_PREFIX}:auth:*`);
       expect(keys.length).toBeGreaterThan(0);
       const stored = JSON.stringify(await Promise.all(keys.map((k) => client.hgetall(k))));
       expect(stored).toContain(tokenHash(t.token));

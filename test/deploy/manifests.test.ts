@@ -191,7 +191,7 @@ describe('k8s manifests', () => {
     const trigger = (get(so, 'spec.triggers') as Obj[])[0] as Obj;
     const data = configMap.data as Record<string, string>;
     expect(trigger.type).toBe('redis');
-    expect(get(trigger, 'metadata.listName')).toBe(`${data.BULLMQ_PREFIX}:${QUEUE_NAME}:wait`);
+    expect(get(trigger, 'metadata.listName')).toBe(`${data.REDIS_PREFIX}:${QUEUE_NAME}:wait`);
     const url = new URL(data.REDIS_URL as string);
     expect(get(trigger, 'metadata.address')).toBe(`${url.hostname}:${url.port}`);
     expect(get(so, 'spec.minReplicaCount')).toBeGreaterThanOrEqual(1);

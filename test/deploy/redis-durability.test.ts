@@ -70,7 +70,7 @@ describe("docker-compose.yml's Redis across a crash", () => {
     const prefix = uniquePrefix('durable');
     const service = await startService(
       // Small files run inline: the job completes without a worker.
-      testConfig({ REDIS_URL: redis.url, BULLMQ_PREFIX: prefix, BULK_THREADS: '1' }),
+      testConfig({ REDIS_URL: redis.url, REDIS_PREFIX: prefix, BULK_THREADS: '1' }),
     );
     const queue = new Queue(QUEUE_NAME, { connection: { url: redis.url }, prefix });
     queue.on('error', () => undefined);

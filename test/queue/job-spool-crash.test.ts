@@ -90,6 +90,6 @@ describe('a job file after a crash of the API', () => {
   }, 120_000);
 
   it('with Redis: is swept when the server starts again', async () => {
-    await crashMidJob({ REDIS_URL: redis.url, BULLMQ_PREFIX: prefix });
+    await crashMidJob({ REDIS_URL: redis.url, REDIS_PREFIX: prefix });
   }, 120_000);
 });

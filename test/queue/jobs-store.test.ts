@@ -502,7 +502,7 @@ describe('the whole service', () => {
       const p = `${prefix}-svc`;
       const env: Record<string, string> =
         kind === 'redis'
-          ? { REDIS_URL: redis.url, BULLMQ_PREFIX: p, JOBS_MAX_REDIS_BYTES: String(8 * MiB) }
+          ? { REDIS_URL: redis.url, REDIS_PREFIX: p, JOBS_MAX_REDIS_BYTES: String(8 * MiB) }
           : { JOBS_DIR: join(root, 'svc'), JOBS_MAX_DISK_BYTES: String(8 * MiB) };
       const svc = await startService(testConfig({ BULK_THREADS: '1', ...env }));
       try {

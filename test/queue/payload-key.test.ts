@@ -41,7 +41,7 @@ afterAll(async () => {
 function setup() {
   const prefix = uniquePrefix('payload');
   prefixes.push(prefix);
-  const config = testConfig({ REDIS_URL: redis.url, BULLMQ_PREFIX: prefix });
+  const config = testConfig({ REDIS_URL: redis.url, REDIS_PREFIX: prefix });
   return { prefix, config };
 }
 

@@ -51,7 +51,7 @@ function collect(
 }
 
 function env(prefix: string, url: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { REDIS_URL: url, BULLMQ_PREFIX: prefix, BULK_CHUNK_STUDENTS: '100', ...extra };
+  return { REDIS_URL: url, REDIS_PREFIX: prefix, BULK_CHUNK_STUDENTS: '100', ...extra };
 }
 
 function newPrefix(url: string, name: string): string {

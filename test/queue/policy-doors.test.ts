@@ -344,7 +344,7 @@ describe('same figures from every door', () => {
   it('the queue: a worker with the default SOR_POLICY computes every chunk under the file’s policy', async () => {
     const prefix = uniquePrefix('policy');
     prefixes.push(prefix);
-    const env = { REDIS_URL: redis.url, BULLMQ_PREFIX: prefix, BULK_CHUNK_STUDENTS: '1' };
+    const env = { REDIS_URL: redis.url, REDIS_PREFIX: prefix, BULK_CHUNK_STUDENTS: '1' };
     await startWorker(env);
     const config = testConfig(env);
     let localCalls = 0;
@@ -370,7 +370,7 @@ describe('same figures from every door', () => {
   it('the service with Redis: bulk through the queue, jobs in the Redis store keep the policy, CLI --server --policy', async () => {
     const prefix = uniquePrefix('policy-svc');
     prefixes.push(prefix);
-    const env = { REDIS_URL: redis.url, BULLMQ_PREFIX: prefix, BULK_CHUNK_STUDENTS: '1', BULK_SYNC_MAX_ROWS: '0' };
+    const env = { REDIS_URL: redis.url, REDIS_PREFIX: prefix, BULK_CHUNK_STUDENTS: '1', BULK_SYNC_MAX_ROWS: '0' };
     await startWorker(env);
     const service = await startService(testConfig(env));
     try {

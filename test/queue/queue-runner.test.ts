@@ -29,7 +29,7 @@ afterAll(async () => {
 function setup(extra: Record<string, string> = {}) {
   const prefix = uniquePrefix('runner');
   prefixes.push(prefix);
-  const config = testConfig({ REDIS_URL: redis.url, BULLMQ_PREFIX: prefix, ...extra });
+  const config = testConfig({ REDIS_URL: redis.url, REDIS_PREFIX: prefix, ...extra });
   const workerPool = reversingRunner('pool');
   const localPool = reversingRunner('pool');
   return { config, workerPool, localPool };
@@ -98,7 +98,7 @@ describe('queue runner', () => {
   it('runs every chunk on the local pool when Redis is unreachable, and reports not ready', async () => {
     const port = await freePort();
     const { localPool } = setup();
-    const config = testConfig({ REDIS_URL: `redis://127.0.0.1:${port}`, BULLMQ_PREFIX: uniquePrefix('down') });
+    const config = testConfig({ REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: uniquePrefix('down') });
     const runner = createQueueRunner({ config, logger: silentLogger, fallback: localPool });
     try {
       const outs = await Promise.all([0, 1, 2].map((index) => runner.run({ index, payload: `p${index}` })));

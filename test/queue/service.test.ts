@@ -66,7 +66,7 @@ describe('the service with Redis', () => {
   let service: RunningService;
   let base: string;
   const prefix = newPrefix('svc');
-  const env = { REDIS_URL: '', BULLMQ_PREFIX: prefix, BULK_CHUNK_STUDENTS: '200', BULK_SYNC_MAX_ROWS: '100' };
+  const env = { REDIS_URL: '', REDIS_PREFIX: prefix, BULK_CHUNK_STUDENTS: '200', BULK_SYNC_MAX_ROWS: '100' };
 
   beforeAll(async () => {
     env.REDIS_URL = redis.url;
@@ -163,7 +163,7 @@ describe('Redis discipline', () => {
 
       const worker = spawnNode('workers/queue.worker.ts', {
         REDIS_URL: own.url,
-        BULLMQ_PREFIX: 'x',
+        REDIS_PREFIX: 'x',
         BULK_THREADS: '1',
       });
       expect(await worker.exited).toBe(1);
@@ -179,7 +179,7 @@ describe('worker graceful shutdown', () => {
   afterEach(killAll);
   it('on SIGTERM finishes the chunk it holds, stores its output and exits 0', async () => {
     const prefix = newPrefix('term');
-    const env = { REDIS_URL: redis.url, BULLMQ_PREFIX: prefix };
+    const env = { REDIS_URL: redis.url, REDIS_PREFIX: prefix };
     const worker = await startWorker(env);
     const config = testConfig(env);
     let localCalls = 0;

@@ -128,7 +128,7 @@ describe('same bytes and summary from every door', () => {
   it('the queue: a real worker process computes every chunk, same bytes as inline', async () => {
     const prefix = uniquePrefix('shadow');
     prefixes.push(prefix);
-    const env = { REDIS_URL: redis.url, BULLMQ_PREFIX: prefix, BULK_CHUNK_STUDENTS: '2' };
+    const env = { REDIS_URL: redis.url, REDIS_PREFIX: prefix, BULK_CHUNK_STUDENTS: '2' };
     await startWorker(env);
     const config = testConfig(env);
     let localCalls = 0;
@@ -168,7 +168,7 @@ describe('same bytes and summary from every door', () => {
   it('the service with Redis: bulk endpoint through the queue, jobs with check_summary in the Redis store, CLI --server', async () => {
     const prefix = uniquePrefix('shadow-svc');
     prefixes.push(prefix);
-    const env = { REDIS_URL: redis.url, BULLMQ_PREFIX: prefix, BULK_CHUNK_STUDENTS: '3', BULK_SYNC_MAX_ROWS: '0' };
+    const env = { REDIS_URL: redis.url, REDIS_PREFIX: prefix, BULK_CHUNK_STUDENTS: '3', BULK_SYNC_MAX_ROWS: '0' };
     await startWorker(env);
     const service = await startService(testConfig(env));
     try {

@@ -57,7 +57,7 @@ describe('API graceful shutdown with the queue', () => {
   it('finishes the bulk response in flight and drains the async job, then exits 0', async () => {
     const env = {
       REDIS_URL: redis.url,
-      BULLMQ_PREFIX: prefix,
+      REDIS_PREFIX: prefix,
       BULK_CHUNK_STUDENTS: '100',
       BULK_SYNC_MAX_ROWS: '10',
       BULK_THREADS: '1',

@@ -16,7 +16,7 @@ describe('queue worker on SIGTERM', () => {
     try {
       const worker = await startWorker({
         REDIS_URL: own.url,
-        BULLMQ_PREFIX: uniquePrefix('worker-grace'),
+        REDIS_PREFIX: uniquePrefix('worker-grace'),
         QUEUE_WORKER_SHUTDOWN_GRACE_MS: '1500',
         LOG_LEVEL: 'debug',
       });
@@ -42,7 +42,7 @@ describe('queue worker on SIGTERM', () => {
     try {
       const worker = await startWorker({
         REDIS_URL: own.url,
-        BULLMQ_PREFIX: uniquePrefix('worker-grace'),
+        REDIS_PREFIX: uniquePrefix('worker-grace'),
         QUEUE_WORKER_SHUTDOWN_GRACE_MS: '20000',
       });
       worker.proc.kill('SIGTERM');

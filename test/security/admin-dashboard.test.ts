@@ -41,7 +41,7 @@ async function startApi(env: Record<string, string>): Promise<{ api: Child; base
   const port = await freePort();
   const api = spawnNode('src/server.ts', {
     REDIS_URL: redis.url,
-    BULLMQ_PREFIX: prefix,
+    REDIS_PREFIX: prefix,
     PORT: String(port),
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info',

@@ -57,7 +57,7 @@ async function start(): Promise<Harness> {
   const service = await startService(
     testConfig({
       REDIS_URL: redis.url,
-      BULLMQ_PREFIX: prefix,
+      REDIS_PREFIX: prefix,
       // Every file goes to the queue, in one chunk.
       BULK_SYNC_MAX_ROWS: '0',
       BULK_THREADS: '1',
@@ -177,7 +177,7 @@ describe('chunk integrity through the real service', () => {
       expect(String(second.id)).not.toContain(asyncId);
       expect(String(second.id).slice(0, 25)).not.toBe(jobId.slice(0, 25));
 
-      const worker = await startWorker({ REDIS_URL: redis.url, BULLMQ_PREFIX: h.prefix });
+      const worker = await startWorker({ REDIS_URL: redis.url, REDIS_PREFIX: h.prefix });
       const res = await bulk;
       expect(res.status).toBe(200);
       expectExampleFigures(await res.text());
@@ -251,7 +251,7 @@ describe('chunk integrity through the real service', () => {
   it('a worker leaves its output for at most RESULT_TTL_SECONDS (15 s) when nobody collects it', async () => {
     const prefix = uniquePrefix('ttl');
     prefixes.push(prefix);
-    const config = testConfig({ REDIS_URL: redis.url, BULLMQ_PREFIX: prefix });
+    const config = testConfig({ REDIS_URL: redis.url, REDIS_PREFIX: prefix });
     const worker = startChunkWorker({ config, logger: silentLogger, runner: inline, concurrency: 1 });
     const queue = new Queue<ChunkJobData, ChunkJobReturn>(QUEUE_NAME, { connection: { url: redis.url }, prefix });
     const events = new QueueEvents(QUEUE_NAME, { connection: { url: redis.url }, prefix });

@@ -72,7 +72,7 @@ async function text(res: Promise<Response>, where: string): Promise<string> {
 describe('secrets stay out of logs, probes and errors', () => {
   it('with Redis up, then gone: API and worker output, /readyz, /metrics, the dashboard, errors', async () => {
     const prefix = `sortest-secrets-${process.pid}`;
-    const env = { REDIS_URL: urlWith(PASSWORD), BULLMQ_PREFIX: prefix };
+    const env = { REDIS_URL: urlWith(PASSWORD), REDIS_PREFIX: prefix };
     const worker = await startWorker({ ...env, LOG_LEVEL: 'debug', QUEUE_SIGNING_KEY: SIGNING_KEY });
     const { api, base } = await startApi(env);
     expect(api.output()).toMatch(/admin: queue dashboard on, behind ADMIN_TOKEN, read-only/);
@@ -155,7 +155,7 @@ describe('secrets stay out of logs, probes and errors', () => {
     const wrong = `${PASSWORD} Wrongful`;
     const { api, base } = await startApi({
       REDIS_URL: urlWith(wrong),
-      BULLMQ_PREFIX: `sortest-wrongpass-${process.pid}`,
+      REDIS_PREFIX: `sortest-wrongpass-${process.pid}`,
     });
     const ready = await text(fetch(`${base}/readyz`), '/readyz with a wrong password');
     expect(ready).toMatch(/^503 /);
