@@ -55,6 +55,18 @@ describe('the catalogue', () => {
     }
   });
 
+  it('holds each entry of the area files (src/errors/*.ts) once: no name is in two areas, none is left out', async () => {
+    const areaFiles = readdirSync(join(SRC, 'errors')).filter((f) => f !== 'entry.ts' && f.endsWith('.ts'));
+    const names: string[] = [];
+    for (const file of areaFiles) {
+      const area = (await import(join(SRC, 'errors', file))) as Record<string, Record<string, ErrorEntry>>;
+      for (const part of Object.values(area)) names.push(...Object.keys(part));
+    }
+    expect(names.length).toBeGreaterThan(0);
+    expect(new Set(names).size).toBe(names.length);
+    expect([...names].sort()).toEqual(Object.keys(ERRORS).sort());
+  });
+
   it('keeps the statuses of the wire codes', () => {
     const allowed: Record<string, number[]> = {
       invalid_json: [400],
