@@ -1,7 +1,7 @@
 /**
  * The school-policy table (rules.md §10, src/domain/policy.ts): the options and defaults of the spec, option=value
- * parsing for the text doors (query parameters, the CLI, SOR_POLICY), resolution over a base, and the README's copy
- * of the table.
+ * parsing for the text doors (query parameters, the CLI, SOR_POLICY), resolution over a base, and the table's copy
+ * in docs/readings-and-policy.md.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -57,8 +57,8 @@ describe('the policy table', () => {
     }
   });
 
-  it("the README's table is this one, row for row", () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  it('the table of docs/readings-and-policy.md is this one, row for row', () => {
+    const readme = readFileSync(new URL('../../docs/readings-and-policy.md', import.meta.url), 'utf8');
     const start = readme.indexOf('| Option | Values (default first) |');
     expect(start).toBeGreaterThan(0);
     const rows = readme

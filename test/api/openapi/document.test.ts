@@ -257,7 +257,7 @@ describe('OpenAPI 3.1 document', () => {
     expect(spec.length).toBe(20);
     const description = op('/v1/calculate', 'post').description ?? '';
     expect(tableRows(description, /^### Readings chosen where the sources disagree/)).toEqual(spec);
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const readme = readFileSync(new URL('../../../docs/readings-and-policy.md', import.meta.url), 'utf8');
     expect(tableRows(readme, /^## Which readings of the regulation this service takes/)).toEqual(spec);
   });
 
