@@ -19,34 +19,25 @@
  * with another file makes another job (no one can squat a key for a file they do not have), and to the owner.
  * A job belongs to the token that submitted it (`owner`, src/jobs/ownership.ts); `cancel` stops it (its chunks
  * stop: the run's signal aborts) and removes its result, the job then reads failed with code job_cancelled.
+ * One job's run (pipeline, result, final status) is src/jobs/job-run.ts.
  */
 import { keyTag } from '../log-tag.ts';
-import { createReadStream } from 'node:fs';
-import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
-import type { Logger } from 'pino';
-import {
-  PIPELINE_READ_BYTES,
-  type BulkProgress,
-  type BulkSummary,
-  type RunBulkOptions,
-  type RunnerChoice,
-} from '../bulk/pipeline.ts';
+import type { RunnerChoice } from '../bulk/pipeline.ts';
 import type { CsvDialect } from '../bulk/csv-dialect.ts';
-import { resolvePolicy, type PolicyChoices, type SchoolPolicy } from '../domain/policy.ts';
+import { resolvePolicy, type PolicyChoices } from '../domain/policy.ts';
 import type { ChunkRunner } from '../bulk/runner.ts';
 import type { Config } from '../config.ts';
 import { AppError, appError, entryEnvelope, errorEnvelope } from '../errors.ts';
 import { newJobId } from './job-id.ts';
+import { CANCELLED, runJob, type ErrorMapper, type PendingJob, type RunBulkFn } from './job-run.ts';
 import { reservationFor } from './result-quota.ts';
 import type { StoreHeadroom } from './result-quota.ts';
 import { metrics } from '../metrics.ts';
-import { ResultSink } from './result-sink.ts';
 import { diskFullAsAppError, removeSpoolFile, touchSpoolFile } from './spool.ts';
 import type { JobError, JobPatch, JobRecord, JobStore, ResultFormat } from './job-store.ts';
+import type { Logger } from 'pino';
 
-/** The abort reason of a job cancelled by DELETE /v1/jobs/{id}. */
-const CANCELLED = 'cancelled';
+export type { ErrorMapper, RunBulkFn } from './job-run.ts';
 
 /** Jobs one API process runs at once; the others wait, status "queued". */
 export const MAX_CONCURRENT_JOBS = 2;
@@ -54,14 +45,9 @@ export { RESULT_SEGMENT_BYTES } from './result-sink.ts';
 /** The running process renews its lease this often; a lease lasts LEASE_MS. */
 const LEASE_RENEW_MS = 10_000;
 const LEASE_MS = 60_000;
-/** Progress is written to the store at most this often. */
-const PROGRESS_EVERY_MS = 500;
 /** Marking a job failed is retried this many times, this far apart (ms), before it is left to its lease. */
 const MARK_FAILED_ATTEMPTS = 5;
 const MARK_FAILED_RETRY_MS = 500;
-
-/** The bulk pipeline (src/bulk/pipeline.ts runBulk), injected so tests and the CLI can supply their own. */
-export type RunBulkFn = (options: RunBulkOptions) => Promise<BulkSummary>;
 
 export interface AsyncJobsOptions {
   config: Config;
@@ -89,21 +75,10 @@ export interface SpooledUpload {
   policy?: PolicyChoices;
 }
 
-/** Maps any error of a bulk run to the job's error object (the v1 envelope shape). */
-export type ErrorMapper = (err: unknown) => JobError;
-
 const defaultErrorMapper: ErrorMapper = (err) => {
   const mapped = diskFullAsAppError(err); // a full disk says so (insufficient_storage); the rest is internal
   return errorEnvelope(mapped instanceof AppError ? mapped : AppError.internal(mapped));
 };
-
-interface Pending {
-  record: JobRecord;
-  path: string;
-  nonContiguous: ReadonlyMap<string, number> | undefined;
-  dialect?: CsvDialect;
-  policy: SchoolPolicy;
-}
 
 export class AsyncJobs {
   readonly store: JobStore;
@@ -112,7 +87,7 @@ export class AsyncJobs {
   readonly #runners: ChunkRunner | RunnerChoice;
   readonly #runBulk: RunBulkFn;
   readonly #mapError: ErrorMapper;
-  readonly #waiting: Pending[] = [];
+  readonly #waiting: PendingJob[] = [];
   readonly #running = new Map<string, { abort: AbortController; done: Promise<void>; path: string }>();
   /** Jobs this process owns (waiting or running): their leases are renewed. */
   readonly #owned = new Set<string>();
@@ -238,7 +213,7 @@ export class AsyncJobs {
 
   #pump(): void {
     while (!this.#closed && this.#running.size < MAX_CONCURRENT_JOBS && this.#waiting.length > 0) {
-      const next = this.#waiting.shift() as Pending;
+      const next = this.#waiting.shift() as PendingJob;
       const abort = new AbortController();
       const done = this.#run(next, abort.signal).finally(() => {
         this.#running.delete(next.record.id);
@@ -249,96 +224,25 @@ export class AsyncJobs {
     }
   }
 
-  async #run({ record, path, nonContiguous, dialect, policy }: Pending, signal: AbortSignal): Promise<void> {
-    const id = record.id;
-    const log = this.#logger.child({ job: keyTag(id) });
-    if (await this.#cancelledElsewhere(id)) {
-      await removeSpoolFile(path).catch(() => undefined);
-      log.info('async job cancelled before it started');
-      return;
-    }
-    await this.#update(id, {
-      status: 'running',
-      started_at: new Date().toISOString(),
-      lease_until: Date.now() + LEASE_MS,
-    });
-    metrics.jobTransitions.inc({ status: 'running' });
-    log.info('async job running');
-    let students = 0;
-    let rows = 0;
-    let errorRows = 0;
-    let lastWrite = 0;
-    const onProgress = (p: BulkProgress) => {
-      students = p.students;
-      rows = p.rows;
-      errorRows = p.errorRows;
-      const now = Date.now();
-      if (now - lastWrite >= PROGRESS_EVERY_MS) {
-        lastWrite = now;
-        const checks = p.checks === undefined ? {} : { check_summary: p.checks };
-        void this.#update(id, { students_done: students, rows_done: rows, error_rows: errorRows, ...checks });
-        void this.#cancelledElsewhere(id).then((yes) => yes && this.#running.get(id)?.abort.abort(CANCELLED));
-      }
-    };
-    const sink = new ResultSink(this.store, id);
-    const gzip = createGzip();
-    let pipeError: unknown;
-    const stored = pipeline(gzip, sink).catch((err: unknown) => {
-      pipeError = err;
-    });
-    try {
-      const summary = await this.#runBulk({
-        input: createReadStream(path, { highWaterMark: PIPELINE_READ_BYTES }),
-        nonContiguous,
-        dialect,
-        policy,
-        output: gzip,
-        format: record.format,
-        runner: this.#runners,
+  #run(pending: PendingJob, signal: AbortSignal): Promise<void> {
+    const id = pending.record.id;
+    return runJob(
+      {
+        store: this.store,
         config: this.#config,
-        limits: { maxBytes: this.#config.BULK_MAX_BYTES, maxRows: this.#config.BULK_MAX_ROWS },
-        onProgress,
-        signal,
-      });
-      students = summary.students;
-      rows = summary.rows;
-      errorRows = summary.errorRows;
-      if (!gzip.writableEnded) gzip.end();
-      await stored;
-      if (pipeError !== undefined) throw pipeError;
-      if (await this.#cancelledElsewhere(id)) {
-        await this.store.clearResult(id);
-        log.info('async job cancelled while it finished');
-        return;
-      }
-      await this.store.settleResult(id);
-      await this.store.update(id, {
-        status: 'completed',
-        finished_at: new Date().toISOString(),
-        students_done: students,
-        students_total: students,
-        rows_done: rows,
-        error_rows: errorRows,
-        ...(summary.checks === undefined ? {} : { check_summary: summary.checks }),
-      });
-      metrics.jobTransitions.inc({ status: 'completed' });
-      log.info({ students, rows, errorRows }, 'async job completed');
-    } catch (err) {
-      const cause = sink.failure ?? err;
-      gzip.destroy();
-      sink.destroy();
-      await stored;
-      const error = !signal.aborted
-        ? this.#mapError(cause)
-        : signal.reason === CANCELLED
-          ? entryEnvelope('JOB_CANCELLED')
-          : entryEnvelope('JOB_SHUTDOWN_BEFORE_FINISH');
-      log.warn({ err: (cause as Error)?.message, code: error.code }, 'async job failed');
-      await this.#markFailed(id, error);
-      metrics.jobTransitions.inc({ status: 'failed' });
-    } finally {
-      await removeSpoolFile(path).catch(() => undefined);
-    }
+        logger: this.#logger,
+        runners: this.#runners,
+        runBulk: this.#runBulk,
+        mapError: this.#mapError,
+        leaseMs: LEASE_MS,
+        update: (patch) => this.#update(id, patch),
+        markFailed: (error) => this.#markFailed(id, error),
+        cancelledElsewhere: () => this.#cancelledElsewhere(id),
+        cancel: () => this.#running.get(id)?.abort.abort(CANCELLED),
+      },
+      pending,
+      signal,
+    );
   }
 
   /** True when the job was cancelled by a DELETE another API process answered. */
