@@ -1,8 +1,10 @@
 /**
- * The HTTP application: request ids and request logs first, then the interface routes, the routers of the other
- * modules (bulk, jobs, ops), the 404 envelope and the one error middleware.
+ * The HTTP application: the one handler of POST /v1/calculate first (it does its own request id, log, metric,
+ * CORS and guards), then request ids and request logs, the interface routes, the routers of the other modules
+ * (bulk, jobs, ops), the 404 envelope and the one error middleware.
  *
- *   POST /v1/calculate        src/api/calculate-route.ts
+ *   POST /v1/calculate        src/api/calculate-route.ts (calculateHandler; the front door, src/api/front-door.ts,
+ *                             calls the same handler for the exact URL without Express)
  *   POST /v1/calculate/worksheet  src/api/worksheet-route.ts (JSON, HTML or PDF by Accept)
  *   GET  /v1/openapi.json     built once per app from the zod schemas (src/api/openapi/document.ts)
  *   GET  /healthz, /readyz    src/api/health-route.ts
@@ -10,20 +12,28 @@
  *   extra.routers             mounted in order, before the 404 handler
  *
  * Every response of the calculation paths (/v1/calculate, /v1/calculate/bulk, /v1/jobs…) carries the rule set
- * that made it in `X-Rule-Set` (rules.md §8a), set here once rather than in each route.
+ * that made it in `X-Rule-Set` (rules.md §8a), set here once rather than in each route (and by the calculate
+ * handler for its own answers).
  *
  * Routing is case-sensitive and strict (ROUTER_OPTIONS of src/api/routing.ts, here and on every Router): a route answers
  * its path as written and nothing else, so `/V1/calculate`, `/v1/calculate/` or `/v1/c%61lculate` are 404s. The
  * guards (access control, rate limits) are mounted on `/v1` by the same router, after `GET /v1/openapi.json`
- * (open by design) and before every /v1 route: a request that can reach a /v1 route passes them first, whatever
- * router holds that route (test/security/route-walk.test.ts walks every route and its other spellings).
+ * (open by design) and before every /v1 route; POST /v1/calculate, answered before them, runs the same guards
+ * itself. A request that can reach a /v1 route passes them first, whatever router holds that route
+ * (test/security/route-walk.test.ts walks every route and its other spellings).
  */
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { AppContext } from './context.ts';
 import { appError } from '../errors.ts';
 import { buildOpenApiDocument } from './openapi/document.ts';
-import { calculateRouter } from './calculate-route.ts';
+import {
+  calculateHandler,
+  calculateMethodsRouter,
+  CALCULATE_PATH,
+  RULE_SET_HEADER,
+  type CalculateHandler,
+} from './calculate-route.ts';
 import { worksheetRouter } from './worksheet-route.ts';
 import { errorMiddleware, sendError } from './error-envelope.ts';
 import { healthRouter } from './health-route.ts';
@@ -35,8 +45,6 @@ import { webRouter } from './web-route.ts';
 import { corsMiddleware } from './cors.ts';
 import { ROUTER_OPTIONS } from './routing.ts';
 
-/** The response header naming the rule set of a calculation (rules.md §8a). */
-export const RULE_SET_HEADER = 'X-Rule-Set';
 /** The calculation paths: single, bulk, and the async jobs (submit, status, result). */
 const CALCULATION_PATHS = /^\/v1\/(?:calculate|jobs)(?:\/|$)/;
 
@@ -45,7 +53,10 @@ export interface AppExtras {
   routers?: Router[];
   /** Paths those routers add to the OpenAPI document (see buildOpenApiDocument). */
   openApiPaths?: ZodOpenApiPathsObject;
-  /** Access control and rate limits (src/api/access-control.ts): mounted on /v1, before every /v1 route. */
+  /**
+   * Access control and rate limits (src/api/access-control.ts): mounted on /v1, before every /v1 route, and run by
+   * the calculate handler in front of its answer. Written against Node's own request and response.
+   */
   guards?: RequestHandler[];
 }
 
@@ -54,7 +65,15 @@ export const V1_PREFIX = '/v1';
 
 export const OPENAPI_PATH = '/v1/openapi.json';
 
-export function createApp(ctx: AppContext, extra: AppExtras = {}): Express {
+/**
+ * `calculate`: the one handler of POST /v1/calculate, when the caller (the front door) calls it too; built here
+ * otherwise.
+ */
+export function createApp(
+  ctx: AppContext,
+  extra: AppExtras = {},
+  calculate: CalculateHandler = calculateHandler(ctx, extra.guards),
+): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -74,6 +93,9 @@ export function createApp(ctx: AppContext, extra: AppExtras = {}): Express {
     }),
   );
 
+  // On the app's own router (a Router of its own would answer OPTIONS /v1/calculate itself, with 200): the
+  // handler does its own log, metric, CORS and guards, so it comes before the chain's.
+  app.post(CALCULATE_PATH, (req, res) => calculate(req, res));
   app.use(createHttpLogger(ctx.logger));
   app.use(httpMetricsMiddleware());
   const cors = corsMiddleware(ctx.config.CORS_ORIGINS ?? []);
@@ -92,7 +114,7 @@ export function createApp(ctx: AppContext, extra: AppExtras = {}): Express {
   const guards = extra.guards ?? [];
   if (guards.length > 0) app.use(V1_PREFIX, ...guards);
   app.all(OPENAPI_PATH, methodNotAllowed('GET'));
-  app.use(calculateRouter(ctx));
+  app.use(calculateMethodsRouter());
   app.use(worksheetRouter(ctx));
 
   app.use(healthRouter(ctx));

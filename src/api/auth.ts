@@ -8,10 +8,13 @@
  * dropped first (up to BULK_DRAIN_MAX_BYTES, as the upload doors do) so the client can read the answer.
  * Paths outside /v1 (the page, /docs, /healthz, /readyz, /metrics, /admin behind ADMIN_TOKEN) are not guarded.
  *
- * The caller (the token's id, its rate) is kept on `res.locals` for the rate limiter and the jobs routes
+ * The caller (the token's id, its rate) is kept on the response for the rate limiter and the jobs routes
  * (`callerOf`). With AUTH_MODE=off every caller is anonymous: id ''.
+ *
+ * The guards are written against Node's own request and response (no Express helper), so the same functions run
+ * as Express middleware on /v1 and in front of the calculate handler at the front door (src/api/calculate-route.ts).
  */
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppError } from '../errors.ts';
 import { authenticate } from '../auth/authenticate.ts';
 import type { TokenPrefix } from '../auth/token.ts';
@@ -27,27 +30,35 @@ export interface Caller {
   rate?: Rate;
 }
 
+/**
+ * A guard: middleware on Node's request and response; `next()` lets the request on, `next(err)` fails it, or the
+ * guard answers the request itself. Assignable to Express's RequestHandler.
+ */
+export type Guard = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
+
 const ANONYMOUS: Caller = Object.freeze({ id: '' });
 const CALLER = Symbol('caller');
 
+type WithCaller = ServerResponse & { [CALLER]?: Caller };
+
 /** The caller of this request, as the auth guard found it (anonymous when access control is off). */
-export function callerOf(res: Response): Caller {
-  return (res.locals[CALLER as unknown as string] as Caller | undefined) ?? ANONYMOUS;
+export function callerOf(res: ServerResponse): Caller {
+  return (res as WithCaller)[CALLER] ?? ANONYMOUS;
 }
 
-function setCaller(res: Response, caller: Caller): void {
-  res.locals[CALLER as unknown as string] = caller;
+function setCaller(res: ServerResponse, caller: Caller): void {
+  (res as WithCaller)[CALLER] = caller;
 }
 
 /** CORS preflights (OPTIONS) carry no credentials by design: the guards let them through to their answer. */
-export function isPreflight(req: Request): boolean {
+export function isPreflight(req: IncomingMessage): boolean {
   return req.method === 'OPTIONS';
 }
 
 /** Sends an answer decided before the body was read: the body is read and dropped first (bounded). */
 export async function answerBeforeBody(
-  req: Request,
-  res: Response,
+  req: IncomingMessage,
+  res: ServerResponse,
   err: AppError,
   drainMaxBytes: number,
 ): Promise<void> {
@@ -62,10 +73,10 @@ export interface AuthGuardOptions {
   drainMaxBytes: number;
 }
 
-export function authGuard(options: AuthGuardOptions): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
+export function authGuard(options: AuthGuardOptions): Guard {
+  return (req, res, next) => {
     if (isPreflight(req)) return next();
-    authenticate(req.get('Authorization'), options.store, options.prefix).then(
+    authenticate(req.headers.authorization, options.store, options.prefix).then(
       async (outcome) => {
         if (outcome.ok) {
           const rate = outcome.token.rate === null ? undefined : parseRate(outcome.token.rate);

@@ -28,7 +28,7 @@ export function corsMiddleware(origins: readonly string[]): RequestHandler | und
   return corsHandler(origins) as RequestHandler | undefined;
 }
 
-/** The same, as the connect-style function the fast lane (src/api/front-door.ts) calls. */
+/** The same, as the connect-style function the calculate handler (src/api/calculate-route.ts) calls. */
 export function corsHandler(origins: readonly string[]): CorsHandler | undefined {
   if (origins.length === 0) return undefined;
   const any = origins.includes('*');

@@ -68,7 +68,7 @@ type LoggedRequest = IncomingMessage & { id?: string };
 type LoggedResponse = ServerResponse & { err?: unknown };
 
 /**
- * Writes a request's line: `path` is the route's template (a string: the fast lane's) or a LoggedPath,
+ * Writes a request's line: `path` is the route's template (a string: the calculate handler's) or a LoggedPath,
  * `durationMs` from its start to its end, `aborted` when the client left before the answer was sent. A 5xx, or a
  * response carrying the error that the envelope hides (`res.err`: the AppError, with its code, message, cause and
  * stack), logs at error level; an aborted request at warn; every other at info.

@@ -59,7 +59,8 @@ async function refuse(req: IncomingMessage, res: ServerResponse, limit: number, 
 /**
  * Reads the whole body, at most `limit` bytes, and calls `onBody` with it, or `onError` once with an AppError (413,
  * after the rest of an oversized body is drained) or the stream's error. Exactly one of the two is called, once.
- * Callbacks rather than a promise: the real-time lane (src/api/front-door.ts) answers from the 'end' event itself.
+ * Callbacks rather than a promise: the calculate handler (src/api/calculate-route.ts) answers from the 'end' event
+ * itself.
  */
 export function collectBody(
   req: IncomingMessage,

@@ -14,17 +14,19 @@
  *    seconds); a refused one is 429 quota_exceeded with Retry-After (seconds).
  * One limiter per window length (sec, min, hour, day), created at start-up, each with its own counters.
  */
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Request, Response } from 'express';
 import { rateLimit, type RateLimitRequestHandler } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import { appError } from '../errors.ts';
 import type { CostStore } from '../auth/cost-stores.ts';
 import { RATE_WINDOWS, formatRate, type Rate, type RateWindow } from '../auth/rate.ts';
-import { answerBeforeBody, callerOf, isPreflight } from './auth.ts';
+import { answerBeforeBody, callerOf, isPreflight, type Guard } from './auth.ts';
 
 const CHARGE = Symbol('charge');
 
 type Charge = (units: number) => Promise<void>;
+type WithCharge = ServerResponse & { [CHARGE]?: Charge };
 
 export interface RateLimitOptions {
   /** Access control on: count per token; off: per client address. */
@@ -41,18 +43,19 @@ export interface RateLimitOptions {
  * Charges the caller of this request `students` more units (a bulk file or job, once counted). Does nothing when
  * the request is not rate limited. Never throws: a store failure is logged.
  */
-export async function chargeStudents(res: Response, students: number | null | undefined): Promise<void> {
-  const charge = res.locals[CHARGE as unknown as string] as Charge | undefined;
+export async function chargeStudents(res: ServerResponse, students: number | null | undefined): Promise<void> {
+  const charge = (res as WithCharge)[CHARGE];
   if (charge && students) await charge(students);
 }
 
-export function rateLimiter(options: RateLimitOptions): RequestHandler {
+export function rateLimiter(options: RateLimitOptions): Guard {
   const limiters = new Map<RateWindow, { handler: RateLimitRequestHandler; store: CostStore }>();
-  const keyOf = (req: Request, res: Response) => {
+  // The client address is the connection's (the app trusts no proxy header: Express's req.ip is the same).
+  const keyOf = (req: IncomingMessage, res: ServerResponse) => {
     const caller = callerOf(res);
-    return options.perToken ? caller.id : `ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
+    return options.perToken ? caller.id : `ip:${req.socket.remoteAddress ?? 'unknown'}`;
   };
-  const rateOf = (res: Response): Rate | undefined => callerOf(res).rate ?? options.defaultRate;
+  const rateOf = (res: ServerResponse): Rate | undefined => callerOf(res).rate ?? options.defaultRate;
   for (const window of Object.keys(RATE_WINDOWS) as RateWindow[]) {
     const store = options.storeFor(window);
     const handler = rateLimit({
@@ -79,7 +82,7 @@ export function rateLimiter(options: RateLimitOptions): RequestHandler {
     limiters.set(window, { handler, store });
   }
 
-  return (req: Request, res: Response, next: NextFunction) => {
+  return (req, res, next) => {
     if (isPreflight(req)) return next();
     const rate = rateOf(res);
     if (!rate) return next();
@@ -90,7 +93,9 @@ export function rateLimiter(options: RateLimitOptions): RequestHandler {
       limiter.store.charge(key, units).catch((err: unknown) => {
         options.logger.warn({ err }, 'rate limit: could not charge the students of an upload');
       });
-    res.locals[CHARGE as unknown as string] = charge;
-    void limiter.handler(req, res, next);
+    (res as WithCharge)[CHARGE] = charge;
+    // express-rate-limit, with this key generator and refusal handler, reads only Node's request and response
+    // (headers, socket, setHeader) and sets `req.rateLimit`.
+    void limiter.handler(req as Request, res as Response, next);
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Access control cannot be walked around (issue 21, finding 2): every route of the OpenAPI description and of the
+ * Access control cannot be walked around: every route of the OpenAPI description and of the
  * app's router stack, asked through spellings that a loose router would take for it — other letter case, trailing
  * and doubled slashes, percent-encoded letters and slashes, `;` parameters, dot segments, the absolute form — is
  * refused without a token (401) or not found (404), never answered; over a rate limit it is 429 or 404, never
@@ -281,7 +281,7 @@ describe('RATE_LIMIT with access control off', () => {
   });
 });
 
-describe('access control off, no rate limit (the fast lane serves POST /v1/calculate)', () => {
+describe('access control off, no rate limit', () => {
   it('every other spelling of a route is 404: routing is case-sensitive and strict', async () => {
     const service = await startService(freshEnv({ AUTH_MODE: 'off' }));
     const { wrong } = await walk(service, [404]);
