@@ -1,25 +1,17 @@
 /**
- * The fast path of request validation: the schema of request.ts, written out by hand for VALID requests only. It
- * returns the very output of parseCalculationRequestWithZod (same values, same key order) or null, and null is
- * always safe: the caller then runs zod. So it may turn down anything it does not want to reason about (a "-0"
- * string, a term that is not a plain object, a key present with the value undefined, a non-enumerable
- * property...), and it must never accept what the schema or its cross-field rules reject. A change to the schema
- * must be mirrored here: a new field is an unknown key here (so null: correct but slow), a changed rule is caught
- * by test/schema/fast-path.test.ts.
+ * The fast path of request validation, for VALID requests only, built from the table of request fields
+ * (fields.ts) like the zod schema: each row becomes a reader that returns the field's canonical value or GIVE_UP.
+ * It returns the very output of parseCalculationRequestWithZod (same values, same key order: the table's) or null,
+ * and null is always safe: the caller then runs zod. So it may turn down anything it does not want to reason about
+ * (a "-0" string, a term that is not a plain object, a key present with the value undefined, a non-enumerable
+ * property...), and it must never accept what the schema or its cross-field rules reject.
+ * test/schema/fast-path.test.ts compares the two on hundreds of thousands of random bodies.
  */
 import type { CalculationInput, TermInput } from '../domain/types.ts';
 import { type LimitTable, findAwardYear } from '../domain/limits.ts';
 import { defaultAwardYear } from './award-year.ts';
-import {
-  CREDITS,
-  CREDITS_POSITIVE,
-  MONEY,
-  MONEY_POSITIVE,
-  canonicalDecimalOrNull,
-  type DecimalRule,
-} from './decimal.ts';
+import { canonicalDecimalOrNull } from './decimal.ts';
 import { MAX_TERMS, isLabelLengthValid } from './request-limits.ts';
-import { isHealthProfessionsProgram } from '../domain/health-professions.ts';
 import {
   POLICY_OPTION_NAMES,
   type PolicyChoices,
@@ -27,15 +19,11 @@ import {
   isPolicyValue,
   resolvePolicy,
 } from '../domain/policy.ts';
+import { STUDENT_FIELDS, TERM_FIELDS, type RequestField } from './fields.ts';
 
-const isDecimalHolder = (value: unknown): boolean => typeof value === 'number' || typeof value === 'string';
-
-/** A nullable decimal field with default null: its canonical value, null for null, undefined to give up. */
-function nullableDecimal(value: unknown, rule: DecimalRule): string | null | undefined {
-  if (value === null) return null;
-  if (!isDecimalHolder(value)) return undefined;
-  return canonicalDecimalOrNull(value, rule) ?? undefined;
-}
+/** A reader's answer for a value it does not accept (or does not want to reason about): ask zod. */
+const GIVE_UP: unique symbol = Symbol('give up');
+type Reader = (value: unknown, table: LimitTable) => unknown;
 
 /**
  * A JSON object: what JSON.parse or an object literal makes (no class instances, no inherited fields). The test of
@@ -47,108 +35,120 @@ export const isPlainObject = (value: unknown): value is Record<string, unknown> 
   return proto === Object.prototype || proto === null;
 };
 
-const TERM_OPTIONAL_KEYS = [
-  'actual_final_credits',
-  'prior_disbursement_sub',
-  'prior_disbursement_unsub',
-  'prior_disbursement_grad_plus',
-] as const;
-
-function parseValidTerm(term: unknown): TermInput | null {
-  if (!isPlainObject(term)) return null;
-  let label: string | undefined;
-  let fullTime: string | null = null;
-  let enrolled: string | null = null;
-  let actual: string | null | undefined = null;
-  let sub: string | null | undefined = null;
-  let unsub: string | null | undefined = null;
-  let gradPlus: string | null | undefined = null;
-  let seen = 0;
-  for (const key in term) {
-    const value = term[key];
-    switch (key) {
-      case 'label':
-        if (typeof value !== 'string' || !isLabelLengthValid(value)) return null;
-        label = value;
-        break;
-      case 'full_time_credits':
-        if ((fullTime = canonicalDecimalOrNull(value, CREDITS_POSITIVE)) === null) return null;
-        break;
-      case 'credits_enrolled':
-        if ((enrolled = canonicalDecimalOrNull(value, CREDITS)) === null) return null;
-        break;
-      case 'actual_final_credits':
-        if ((actual = nullableDecimal(value, CREDITS)) === undefined) return null;
-        seen |= 1;
-        break;
-      case 'prior_disbursement_sub':
-        if ((sub = nullableDecimal(value, MONEY)) === undefined) return null;
-        seen |= 2;
-        break;
-      case 'prior_disbursement_unsub':
-        if ((unsub = nullableDecimal(value, MONEY)) === undefined) return null;
-        seen |= 4;
-        break;
-      case 'prior_disbursement_grad_plus':
-        if ((gradPlus = nullableDecimal(value, MONEY)) === undefined) return null;
-        seen |= 8;
-        break;
-      default:
-        return null; // an unknown field (or an inherited enumerable one): zod reports it
-    }
-  }
-  if (label === undefined || fullTime === null || enrolled === null) return null;
-  // An optional field for..in did not list but zod's `key in term` sees (non-enumerable, inherited): zod decides.
-  if (seen !== 15) {
-    for (let i = 0; i < TERM_OPTIONAL_KEYS.length; i++) {
-      if ((seen & (1 << i)) === 0 && TERM_OPTIONAL_KEYS[i]! in term) return null;
-    }
-  }
-  return {
-    label,
-    full_time_credits: fullTime,
-    credits_enrolled: enrolled,
-    actual_final_credits: actual,
-    prior_disbursement_sub: sub,
-    prior_disbursement_unsub: unsub,
-    prior_disbursement_grad_plus: gradPlus,
-  };
-}
-
-/** A valid `policy` object's options (a plain object of known options with their values); undefined: ask zod. */
-function policyChoices(value: unknown): PolicyChoices | undefined {
-  if (!isPlainObject(value)) return undefined;
+/** A valid `policy` object's options (a plain object of known options with their values); GIVE_UP: ask zod. */
+function policyChoices(value: unknown): PolicyChoices | typeof GIVE_UP {
+  if (!isPlainObject(value)) return GIVE_UP;
   const choices: Record<string, string> = {};
   for (const key in value) {
     const option = POLICY_OPTION_NAMES.find((name) => name === key);
     const choice = value[key];
-    if (option === undefined || !isPolicyValue(option, choice)) return undefined;
+    if (option === undefined || !isPolicyValue(option, choice)) return GIVE_UP;
     choices[option] = choice as string;
   }
   // An option for..in did not list but zod's `key in value` sees (non-enumerable, inherited): zod decides.
-  for (const name of POLICY_OPTION_NAMES) if (choices[name] === undefined && name in value) return undefined;
+  for (const name of POLICY_OPTION_NAMES) if (choices[name] === undefined && name in value) return GIVE_UP;
   return choices as PolicyChoices;
 }
 
-const REQUEST_KEYS = [
-  'dependency_status',
-  'terms',
-  'degree_level',
-  'grade_level',
-  'academic_year_terms',
-  'cost_of_attendance',
-  'is_legacy_borrower',
-  'plus_denied',
-  'subsidized_amount',
-  'total_limit',
-  'final_period_of_program',
-  'academic_year_credits',
-  'health_professions_program',
-  'academic_year_months',
-  'policy',
-  'award_year',
-] as const;
-const ALL_REQUEST_KEYS = (1 << REQUEST_KEYS.length) - 1;
+/** The reader of one row of the table: exactly what its zod field accepts (or less), with zod's output. */
+function readerOf(field: RequestField): Reader {
+  const { type, nullable } = field;
+  switch (type.kind) {
+    case 'decimal': {
+      const rule = type.rule;
+      if (!nullable) return (value) => canonicalDecimalOrNull(value, rule) ?? GIVE_UP;
+      return (value) => (value === null ? null : (canonicalDecimalOrNull(value, rule) ?? GIVE_UP));
+    }
+    case 'enum': {
+      const values: ReadonlySet<unknown> = new Set(type.values);
+      return (value) => (values.has(value) || (nullable && value === null) ? value : GIVE_UP);
+    }
+    case 'integer': {
+      const { min, max } = type;
+      return (value) =>
+        (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) ||
+        (nullable && value === null)
+          ? value
+          : GIVE_UP;
+    }
+    case 'boolean':
+      return (value) => (typeof value === 'boolean' ? value : GIVE_UP);
+    case 'label':
+      return (value) => (typeof value === 'string' && isLabelLengthValid(value) ? value : GIVE_UP);
+    case 'terms':
+      return (value) => (Array.isArray(value) ? value : GIVE_UP);
+    case 'policy':
+      return policyChoices;
+    case 'award_year':
+      return (value, table) =>
+        typeof value === 'string' && findAwardYear(value, table) !== undefined ? value : GIVE_UP;
+  }
+}
+
+/**
+ * The reading of one level of the table, compiled once at module load into a function shaped like a hand-written
+ * validator: a `switch` over the object's own keys calling each row's reader at its own call site, then an object
+ * literal in the table's order (so V8 sees one shape and inlines each reader). The source is made from the table's
+ * constant field names only (quoted with JSON.stringify), never from request data.
+ *
+ * The function returns the fields' values, or null to ask zod: an unknown key (`__proto__` included), a value a
+ * reader gave up on, a required field missing, or a field for..in did not list but zod's `key in object` sees
+ * (non-enumerable or inherited).
+ */
+type ReadFields = (object: Record<string, unknown>, table: LimitTable) => Record<string, unknown> | null;
+
+function compile(fields: readonly RequestField[]): ReadFields {
+  if (fields.length > 30) throw new Error('the fast path keeps one bit per field');
+  const initial = (f: RequestField): string =>
+    f.presence === 'absent-null' ? 'null' : f.default === undefined ? 'undefined' : JSON.stringify(f.default);
+  const required = fields.reduce((mask, f, i) => (f.presence === 'required' ? mask | (1 << i) : mask), 0);
+  const all = (1 << fields.length) - 1;
+  const source = [
+    ...fields.map((f, i) => `let v${i} = ${initial(f)};`),
+    'let seen = 0;',
+    'for (const key in object) {',
+    '  const value = object[key];',
+    '  switch (key) {',
+    ...fields.map(
+      (f, i) =>
+        `    case ${JSON.stringify(f.name)}: if ((v${i} = r${i}(value, table)) === GIVE_UP) return null; ` +
+        `seen |= ${1 << i}; break;`,
+    ),
+    '    default: return null;',
+    '  }',
+    '}',
+    `if ((seen & ${required}) !== ${required}) return null;`,
+    `if (seen !== ${all}) {`,
+    '  for (let i = 0; i < names.length; i++) if ((seen & (1 << i)) === 0 && names[i] in object) return null;',
+    '}',
+    `return { ${fields.map((f, i) => `${JSON.stringify(f.name)}: v${i}`).join(', ')} };`,
+  ].join('\n');
+  const readers = fields.map(readerOf);
+  const params = ['GIVE_UP', 'names', ...readers.map((_, i) => `r${i}`)];
+  const make = new Function(...params, `return function readFields(object, table) {\n${source}\n};`) as (
+    ...args: unknown[]
+  ) => ReadFields;
+  return make(
+    GIVE_UP,
+    fields.map((f) => f.name),
+    ...readers,
+  );
+}
+
+const readTerm = compile(TERM_FIELDS);
+const readStudent = compile(STUDENT_FIELDS);
+
+/** The student-level fields the cross-field rules and the output read (the request's own names). */
+interface StudentFields {
+  terms: unknown[];
+  degree_level: string;
+  grade_level: string | null;
+  academic_year_terms: number | null;
+  final_period_of_program: boolean;
+  academic_year_credits: string | null;
+  policy: PolicyChoices | SchoolPolicy | undefined;
+  award_year: string | undefined;
+}
 
 /** The canonical input of a valid ordinary request, exactly as the zod path makes it; null: ask zod. */
 export function parseValidRequest(
@@ -157,139 +157,30 @@ export function parseValidRequest(
   today: string | undefined,
   basePolicy: SchoolPolicy,
 ): CalculationInput | null {
-  let dependency: CalculationInput['dependency_status'] | undefined;
-  let termsIn: unknown[] | undefined;
-  let degree: CalculationInput['degree_level'] = 'undergraduate';
-  let grade: CalculationInput['grade_level'] = null;
-  let yearTerms: number | null = null;
-  let cost: string | null | undefined = null;
-  let legacy = false;
-  let plusDenied = false;
-  let subsidized: string | null = null;
-  let totalLimit: string | null | undefined = null;
-  let finalPeriod = false;
-  let yearCredits: string | null | undefined = null;
-  let program: CalculationInput['health_professions_program'] = null;
-  let months: number | null = null;
-  let choices: PolicyChoices | undefined;
-  let awardYear: string | undefined;
-  let seen = 0;
-  for (const key in body) {
-    const value = body[key];
-    switch (key) {
-      case 'dependency_status':
-        if (value !== 'dependent' && value !== 'independent') return null;
-        dependency = value;
-        seen |= 1;
-        break;
-      case 'terms':
-        if (!Array.isArray(value)) return null;
-        termsIn = value;
-        seen |= 2;
-        break;
-      case 'degree_level':
-        if (value !== 'undergraduate' && value !== 'graduate' && value !== 'professional') return null;
-        degree = value;
-        seen |= 4;
-        break;
-      case 'grade_level':
-        if (value !== null && value !== 'first_year' && value !== 'second_year' && value !== 'third_year_and_beyond')
-          return null;
-        grade = value;
-        seen |= 8;
-        break;
-      case 'academic_year_terms':
-        if (value !== null && value !== 2 && value !== 3 && value !== 4) return null;
-        yearTerms = value;
-        seen |= 16;
-        break;
-      case 'cost_of_attendance':
-        if ((cost = nullableDecimal(value, MONEY)) === undefined) return null;
-        seen |= 32;
-        break;
-      case 'is_legacy_borrower':
-        if (typeof value !== 'boolean') return null;
-        legacy = value;
-        seen |= 64;
-        break;
-      case 'plus_denied':
-        if (typeof value !== 'boolean') return null;
-        plusDenied = value;
-        seen |= 128;
-        break;
-      case 'subsidized_amount':
-        if ((subsidized = canonicalDecimalOrNull(value, MONEY)) === null) return null; // not nullable
-        seen |= 256;
-        break;
-      case 'total_limit':
-        if ((totalLimit = nullableDecimal(value, MONEY_POSITIVE)) === undefined) return null;
-        seen |= 512;
-        break;
-      case 'final_period_of_program':
-        if (typeof value !== 'boolean') return null;
-        finalPeriod = value;
-        seen |= 1024;
-        break;
-      case 'academic_year_credits':
-        if ((yearCredits = nullableDecimal(value, CREDITS_POSITIVE)) === undefined) return null;
-        seen |= 2048;
-        break;
-      case 'health_professions_program':
-        if (value !== null && !isHealthProfessionsProgram(value)) return null;
-        program = value;
-        seen |= 4096;
-        break;
-      case 'academic_year_months':
-        if (value !== null && value !== 9 && value !== 10 && value !== 11 && value !== 12) return null;
-        months = value;
-        seen |= 8192;
-        break;
-      case 'policy':
-        if ((choices = policyChoices(value)) === undefined) return null;
-        seen |= 16384;
-        break;
-      case 'award_year':
-        if (typeof value !== 'string' || findAwardYear(value, table) === undefined) return null;
-        awardYear = value;
-        seen |= 32768;
-        break;
-      default:
-        return null; // an unknown field, `__proto__` included: zod reports it
-    }
-  }
-  if (dependency === undefined || termsIn === undefined) return null;
-  // A field for..in did not list but zod's `key in body` sees (non-enumerable, inherited): zod decides.
-  if (seen !== ALL_REQUEST_KEYS) {
-    for (let i = 0; i < REQUEST_KEYS.length; i++) if ((seen & (1 << i)) === 0 && REQUEST_KEYS[i]! in body) return null;
-  }
+  const fields = readStudent(body, table) as StudentFields | null;
+  if (fields === null) return null;
 
-  // crossFieldErrors' rules, as conditions for acceptance.
+  // crossFieldErrors' rules (request.ts), as conditions for acceptance.
+  const termsIn = fields.terms;
   const count = termsIn.length;
+  const yearTerms = fields.academic_year_terms;
   if (count === 0 || count > MAX_TERMS || (yearTerms !== null && count > yearTerms)) return null;
-  if (degree === 'undergraduate' && (grade === null || (finalPeriod && yearCredits === null))) return null;
+  if (
+    fields.degree_level === 'undergraduate' &&
+    (fields.grade_level === null || (fields.final_period_of_program && fields.academic_year_credits === null))
+  )
+    return null;
 
   const terms: TermInput[] = [];
   for (let i = 0; i < count; i++) {
-    const term = parseValidTerm(termsIn[i]);
-    if (term === null) return null;
-    terms.push(term);
+    const term = termsIn[i];
+    const parsed = isPlainObject(term) ? readTerm(term, table) : null;
+    if (parsed === null) return null;
+    terms.push(parsed as unknown as TermInput);
   }
-  return {
-    dependency_status: dependency,
-    terms,
-    degree_level: degree,
-    grade_level: grade,
-    academic_year_terms: yearTerms,
-    cost_of_attendance: cost,
-    is_legacy_borrower: legacy,
-    plus_denied: plusDenied,
-    subsidized_amount: subsidized,
-    total_limit: totalLimit,
-    final_period_of_program: finalPeriod,
-    academic_year_credits: yearCredits,
-    health_professions_program: program,
-    academic_year_months: months,
-    policy: resolvePolicy(choices, basePolicy),
-    award_year: awardYear ?? defaultAwardYear(table, today),
-  };
+  // Completed in place: the literal's shape (the table's order) stays the output's.
+  fields.terms = terms;
+  fields.policy = resolvePolicy(fields.policy as PolicyChoices | undefined, basePolicy);
+  fields.award_year ??= defaultAwardYear(table, today);
+  return fields as unknown as CalculationInput;
 }

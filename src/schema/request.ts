@@ -1,43 +1,21 @@
 /**
- * The request side of POST /v1/calculate: zod 4 schemas for CalculationRequest and Term (the single source of the
- * OpenAPI request schema) and `parseCalculationRequest`, which applies every input rule of rules.md §8 and
- * returns either a canonical `CalculationInput` (decimal strings, defaults applied) or the list of every
- * offending field.
+ * The request side of POST /v1/calculate: `parseCalculationRequest`, which applies every input rule of rules.md §8
+ * and returns either a canonical `CalculationInput` (decimal strings, defaults applied) or the list of every
+ * offending field. The fields are the table's (fields.ts); their zod schema is request-schema.ts.
  *
  * Used by the JSON endpoint, the bulk pipeline (millions of students) and the CLI, so the schemas are built once
- * at module load, and an ordinary valid request skips zod altogether: `parseValidRequest` (request-fast-path.ts) builds zod's
- * very output by hand and hands everything else to the schema.
+ * at module load, and an ordinary valid request skips zod altogether: `parseValidRequest` (request-fast-path.ts),
+ * built from the same table, makes zod's very output and hands everything else to the schema.
  */
-import 'zod-openapi';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ERRORS, type FieldError } from '../errors.ts';
 import { counted, renderTemplate } from '../error-template.ts';
 import type { CalculationInput } from '../domain/types.ts';
 import { type LimitTable, STATUTORY_LIMIT_TABLE } from '../domain/limits.ts';
-import {
-  ACADEMIC_YEAR_MONTHS_MAX,
-  ACADEMIC_YEAR_MONTHS_MIN,
-  HEALTH_PROFESSIONS_PROGRAMS,
-  HEALTH_PROFESSIONS_TABLE,
-} from '../domain/health-professions.ts';
 import { type SchoolPolicy, DEFAULT_POLICY, resolvePolicy } from '../domain/policy.ts';
-import { PolicySchema } from './policy.ts';
-import { MAX_LABEL_LENGTH, MIN_LABEL_LENGTH, isLabelLengthValid, labelLength } from './request-limits.ts';
-import { AwardYearField, checkAwardYear, defaultAwardYear } from './award-year.ts';
-import {
-  DECIMAL_PATTERN,
-  MAX_CREDITS,
-  MAX_DECIMAL_PLACES,
-  MAX_DECIMAL_STRING_LENGTH,
-  MAX_MONEY,
-  CREDITS,
-  CREDITS_POSITIVE,
-  MONEY,
-  MONEY_POSITIVE,
-  toCanonicalDecimal,
-  type DecimalRule,
-} from './decimal.ts';
-
+import { checkAwardYear, defaultAwardYear } from './award-year.ts';
+import { GRADE_LEVELS } from './fields.ts';
+import { CalculationRequestSchema } from './request-schema.ts';
 import { MAX_INSPECTED_TERMS, MAX_TERMS } from './request-limits.ts';
 import { isPlainObject, parseValidRequest } from './request-fast-path.ts';
 
@@ -45,270 +23,10 @@ export { MAX_INSPECTED_TERMS, MAX_TERMS } from './request-limits.ts';
 /** Longest field_errors list returned; the envelope's message gives the full count when it is cut. */
 export { MAX_FIELD_ERRORS } from '../errors.ts';
 
-export const DEPENDENCY_STATUSES = ['dependent', 'independent'] as const;
-export const DEGREE_LEVELS = ['undergraduate', 'graduate', 'professional'] as const;
-export const GRADE_LEVELS = ['first_year', 'second_year', 'third_year_and_beyond'] as const;
-
-/** Error text for a type or enum mismatch, distinguishing a missing field and a forbidden null. */
-function expected(what: string) {
-  return (issue: { input?: unknown }): string =>
-    issue.input === undefined
-      ? 'is required'
-      : issue.input === null
-        ? `must be ${what}; null is not allowed here`
-        : `must be ${what}`;
-}
+export { DEGREE_LEVELS, DEPENDENCY_STATUSES, GRADE_LEVELS, type CalculationRequestInput } from './fields.ts';
+export { CalculationRequestSchema, TermSchema } from './request-schema.ts';
 
 const oneOf = (values: readonly string[]) => `one of: ${values.join(', ')}`;
-
-function decimalJsonSchema(rule: DecimalRule, description: string) {
-  const max = rule.kind === 'credits' ? MAX_CREDITS : MAX_MONEY;
-  return {
-    description:
-      `${description} A JSON number or a decimal string (optional sign, digits, optional point and digits; at ` +
-      `most ${MAX_DECIMAL_STRING_LENGTH} characters as written). In both forms the value must be ` +
-      `${rule.positive ? 'greater than 0' : '0 or more ("-0" is 0)'}, at most ${max.toLocaleString('en-US')}, ` +
-      `with at most ${MAX_DECIMAL_PLACES} decimal places once trailing zeros are dropped ("1.5000000" is 1.5); ` +
-      'exponent forms are rejected unless the number they denote meets these bounds (1.5e-7 is rejected).',
-    anyOf: [
-      rule.positive
-        ? { type: 'number' as const, exclusiveMinimum: 0, maximum: max }
-        : { type: 'number' as const, minimum: 0, maximum: max },
-      { type: 'string' as const, pattern: DECIMAL_PATTERN, maxLength: MAX_DECIMAL_STRING_LENGTH },
-    ],
-  };
-}
-
-/** A credit or money field: number | decimal string in, canonical decimal string out. */
-function decimalField(rule: DecimalRule, description: string) {
-  return z
-    .union([z.number(), z.string()], { error: expected('a number or a decimal string') })
-    .transform((value, ctx) => {
-      const outcome = toCanonicalDecimal(value, rule);
-      if (outcome.ok) return outcome.value;
-      ctx.issues.push({ code: 'custom', message: outcome.message, input: value });
-      return z.NEVER;
-    })
-    .meta({ override: decimalJsonSchema(rule, description) });
-}
-
-export const TermSchema = z
-  .strictObject(
-    {
-      label: z
-        .string({ error: expected(`a string of ${MIN_LABEL_LENGTH} to ${MAX_LABEL_LENGTH} characters`) })
-        .refine(isLabelLengthValid, {
-          error: (issue) =>
-            `must be ${MIN_LABEL_LENGTH} to ${MAX_LABEL_LENGTH} characters (got ${labelLength(String(issue.input))})`,
-        })
-        .meta({
-          override: ({ jsonSchema }) => {
-            jsonSchema.minLength = MIN_LABEL_LENGTH;
-            jsonSchema.maxLength = MAX_LABEL_LENGTH;
-          },
-          description:
-            `Names the term (echoed in the result): ${MIN_LABEL_LENGTH} to ${MAX_LABEL_LENGTH} characters ` +
-            '(rules.md §8, revision 2026-27.3).',
-        }),
-      full_time_credits: decimalField(
-        CREDITS_POSITIVE,
-        'Credits that make this term full time for the program (e.g. 12 for a semester).',
-      ),
-      credits_enrolled: decimalField(
-        CREDITS,
-        'Credits the student is enrolled in for the term (fractional credits such as 7.5 are normal).',
-      ),
-      actual_final_credits: decimalField(
-        CREDITS,
-        'Credits known at the end of the term; when present they replace credits_enrolled in every calculation ' +
-          '(they do not close the term).',
-      )
-        .nullable()
-        .default(null),
-      prior_disbursement_sub: decimalField(
-        MONEY,
-        'Direct Subsidized dollars already disbursed for this term; any prior disbursement > 0 closes the term.',
-      )
-        .nullable()
-        .default(null),
-      prior_disbursement_unsub: decimalField(MONEY, 'Direct Unsubsidized dollars already disbursed for this term.')
-        .nullable()
-        .default(null),
-      prior_disbursement_grad_plus: decimalField(MONEY, 'Grad PLUS dollars already disbursed for this term.')
-        .nullable()
-        .default(null),
-    },
-    { error: expected('an object (a term)') },
-  )
-  .meta({
-    id: 'Term',
-    description:
-      'One enrollment term (payment period). Unknown fields are rejected. Prior disbursements are rounded half up ' +
-      'to whole dollars before use.',
-  });
-
-export const CalculationRequestSchema = z
-  .strictObject(
-    {
-      dependency_status: z
-        .enum(DEPENDENCY_STATUSES, { error: expected(oneOf(DEPENDENCY_STATUSES)) })
-        .meta({ description: 'Dependency status for federal student aid.' }),
-      terms: z.array(TermSchema, { error: expected('an array of terms') }).meta({
-        // The count is checked by parseCalculationRequest (crossFieldErrors), not by zod's min/max: those would
-        // stop zod from inspecting the items, and every offending field is reported. Documented here.
-        override: ({ jsonSchema }) => {
-          jsonSchema.minItems = 1;
-          jsonSchema.maxItems = MAX_TERMS;
-        },
-        description:
-          `The terms of the loan period, in order: 1 to ${MAX_TERMS}, and no more than academic_year_terms ` +
-          'when that is given (count errors are reported at path `terms`).',
-      }),
-      degree_level: z
-        .enum(DEGREE_LEVELS, { error: expected(oneOf(DEGREE_LEVELS)) })
-        .default('undergraduate')
-        .meta({ description: 'Degree level; null is not allowed (omit the field for the default).' }),
-      grade_level: z
-        .enum(GRADE_LEVELS, { error: expected(`${oneOf(GRADE_LEVELS)}, or null`) })
-        .nullable()
-        .default(null)
-        .meta({
-          description:
-            'Undergraduate grade level: required (non-null) for undergraduates; ignored with a warning for graduate ' +
-            'and professional students.',
-        }),
-      academic_year_terms: z
-        .number({ error: expected('a whole number from 2 to 4, or null') })
-        .int({ error: 'must be a whole number from 2 to 4, or null' })
-        .min(2, { error: 'must be a whole number from 2 to 4, or null' })
-        .max(4, { error: 'must be a whole number from 2 to 4, or null' })
-        .nullable()
-        .default(null)
-        .meta({
-          description:
-            'Terms in the school’s academic year for this loan (2 to 4; 3.0 is the JSON number 3). When the request ' +
-            'holds fewer terms, the loan period is shorter than the academic year (warning). Null: the terms given ' +
-            'are the whole academic year.',
-        }),
-      cost_of_attendance: decimalField(
-        MONEY,
-        'Cost of attendance already net of other aid (34 CFR 685.203(j)); caps Subsidized + Unsubsidized for every ' +
-          'student. For legacy graduate/professional borrowers Grad PLUS is sized from it after the reduction: ' +
-          'cost_of_attendance minus the reduced Subsidized and Unsubsidized amounts, then reduced once.',
-      )
-        .nullable()
-        .default(null),
-      is_legacy_borrower: z
-        .boolean({ error: expected('a boolean (true or false)') })
-        .default(false)
-        .meta({
-          description:
-            'Graduate/professional interim (legacy) exception: keeps Grad PLUS access. Ignored with a warning for ' +
-            'undergraduates. Legacy borrowers are still reduced.',
-        }),
-      plus_denied: z
-        .boolean({ error: expected('a boolean (true or false)') })
-        .default(false)
-        .meta({
-          description:
-            'Dependent undergraduate: the parent was denied a Parent PLUS loan (independent combined limit applies). ' +
-            'Graduate/professional: the student’s own Grad PLUS was denied (Grad PLUS 0).',
-        }),
-      subsidized_amount: decimalField(
-        MONEY,
-        'The student’s need-based Direct Subsidized eligibility before the reduction; capped at the statutory ' +
-          'subsidized maximum. When left out it is 0 (no subsidized eligibility: the whole combined limit is ' +
-          'unsubsidized) and an undergraduate’s result warns that no subsidized eligibility was assumed; send 0 ' +
-          'for a student without need. Null is not allowed.',
-      )
-        .optional()
-        // Absent stays distinguishable from an explicit 0 (rules.md §7): the domain reads null as "not given".
-        .transform((value) => value ?? null),
-      total_limit: decimalField(
-        MONEY_POSITIVE,
-        'Institution-set program limit on Subsidized + Unsubsidized + Grad PLUS (34 CFR 685.203(m)(2)), or any ' +
-          'lower limit the school applies; the starting point of the reduction when it binds. It caps Subsidized ' +
-          '+ Unsubsidized, and Grad PLUS at what is left of it.',
-      )
-        .nullable()
-        .default(null),
-      final_period_of_program: z
-        .boolean({ error: expected('a boolean (true or false)') })
-        .default(false)
-        .meta({
-          description:
-            'The loan period is the final period of an undergraduate program (rules.md §2.3). When it is also ' +
-            'shorter than an academic year (Σ full_time_credits < academic_year_credits), the statutory limits are ' +
-            'prorated by credits ÷ academic_year_credits (34 CFR 685.203(a)(4)–(6), (d)) and the ' +
-            'less-than-full-time reduction is not applied on top (reduced_annual_pct 100). Otherwise the normal ' +
-            'reduction applies, with a warning. Ignored with a warning for graduate and professional students. ' +
-            'Not nullable.',
-        }),
-      academic_year_credits: decimalField(
-        CREDITS_POSITIVE,
-        'Credits in the school’s academic-year definition (e.g. 24 or 36), for final_period_of_program. Required ' +
-          '(non-null) when final_period_of_program is true for an undergraduate; otherwise it may be null or ' +
-          'left out (a value given is still validated).',
-      )
-        .nullable()
-        .default(null),
-      health_professions_program: z
-        .enum(HEALTH_PROFESSIONS_PROGRAMS, { error: expected(`${oneOf(HEALTH_PROFESSIONS_PROGRAMS)}, or null`) })
-        .nullable()
-        .default(null)
-        .meta({ description: healthProfessionsDescription() }),
-      academic_year_months: z
-        .number({
-          error: expected(`a whole number from ${ACADEMIC_YEAR_MONTHS_MIN} to ${ACADEMIC_YEAR_MONTHS_MAX}, or null`),
-        })
-        .int({
-          error: `must be a whole number from ${ACADEMIC_YEAR_MONTHS_MIN} to ${ACADEMIC_YEAR_MONTHS_MAX}, or null`,
-        })
-        .min(ACADEMIC_YEAR_MONTHS_MIN, {
-          error: `must be a whole number from ${ACADEMIC_YEAR_MONTHS_MIN} to ${ACADEMIC_YEAR_MONTHS_MAX}, or null`,
-        })
-        .max(ACADEMIC_YEAR_MONTHS_MAX, {
-          error: `must be a whole number from ${ACADEMIC_YEAR_MONTHS_MIN} to ${ACADEMIC_YEAR_MONTHS_MAX}, or null`,
-        })
-        .nullable()
-        .default(null)
-        .meta({
-          description:
-            `Months the health professions program's academic year covers (${ACADEMIC_YEAR_MONTHS_MIN} to ` +
-            `${ACADEMIC_YEAR_MONTHS_MAX}; null or absent: 9). For 10 or 11 months the additional amount is the ` +
-            '9-month amount ÷ 9 × months, rounded half up; 12 months takes the table’s 12-month amount ' +
-            '(rules.md §2.1). Validated even where it is then ignored.',
-        }),
-      policy: PolicySchema,
-      award_year: AwardYearField,
-    },
-    { error: expected('a JSON object') },
-  )
-  .meta({
-    id: 'CalculationRequest',
-    description:
-      'One student. Unknown fields are rejected (a typo such as plus_denid is a 422, never silently ignored). ' +
-      'Cross-field rules: 1 to 4 terms; no more terms than academic_year_terms; grade_level required for ' +
-      'undergraduates; academic_year_credits required when final_period_of_program is true for an ' +
-      'undergraduate; award_year one of the supported award years. Duplicate keys in the JSON text: the last occurrence wins.',
-  });
-
-export type CalculationRequestInput = z.input<typeof CalculationRequestSchema>;
-
-function healthProfessionsDescription(): string {
-  const amounts = (table: '3A' | '3B') => {
-    const rows = HEALTH_PROFESSIONS_PROGRAMS.filter((p) => HEALTH_PROFESSIONS_TABLE[p].table === table);
-    const row = HEALTH_PROFESSIONS_TABLE[rows[0]!];
-    const dollars = (v: string) => `$${Number(v).toLocaleString('en-US')}`;
-    return `${rows.join(', ')} (table ${table}: ${dollars(row.nineMonths)} for 9 months, ${dollars(row.twelveMonths)} for 12)`;
-  };
-  return (
-    'Health professions program of a legacy (interim exception) graduate or professional student, which keeps ' +
-    'the prior-law additional Unsubsidized amount on top of the legacy combined limit (rules.md §2.1; FSA Handbook 2025-26 ' +
-    `vol. 8 ch. 4): ${amounts('3A')}; ${amounts('3B')}. Ignored with a warning for anyone else (validated all ` +
-    'the same). Null or absent: none.'
-  );
-}
 
 /** The 422 envelope's message for `count` offending fields. */
 export function validationMessage(count: number): string {
