@@ -6,9 +6,10 @@
  * Then the cost of the worksheet trace (src/domain/trace.ts): calculate() with a recorder that ignores the workings
  * (the cost of handing them over) and calculateWithTrace() (building the steps), each as a ratio to calculate()
  * without a recorder, the default path every request and bulk row takes.
- * With --baseline, another copy of the domain (a directory holding calculate.ts and trace.ts, e.g.
- * test/domain/support/legacy: the domain before its own decimal type, on decimal.js) is timed too, in rounds
- * alternating with this one, so that both see the same machine load; the speed-up is printed per scenario.
+ * With --baseline, the domain of another checkout of this repository (its src/domain, the directory holding
+ * calculate.ts and trace.ts; e.g. a worktree of the commit before a change: `git worktree add /tmp/before HEAD~1`)
+ * is timed too, in rounds alternating with this one, so that both see the same machine load; the speed-up is
+ * printed per scenario. The inputs are this tree's, so the other domain must take the same input shape.
  */
 
 import { join, resolve } from 'node:path';
@@ -26,7 +27,7 @@ const args = benchArgs('npm run bench:calculate --', {
   baseline: {
     type: 'string',
     default: '',
-    help: 'a directory with another calculate.ts and trace.ts (e.g. test/domain/support/legacy) to compare with',
+    help: "another checkout's src/domain (with calculate.ts and trace.ts, e.g. /tmp/before/src/domain) to compare with",
   },
 });
 

@@ -118,3 +118,14 @@ export function plainText(x: DecParts, trim: boolean): string {
   if (text === '0' || (trim && digits === '0')) return '0';
   return negative ? `-${text}` : text;
 }
+
+/** x, already rounded to at most dp places, written with exactly dp places; "-" when `negative`. */
+export function fixedText(x: DecParts, dp: number, negative: boolean): string {
+  const text = plainText(x.big === null ? { c: Math.abs(x.c), big: null, scale: x.scale } : absBig(x), false);
+  const padded = dp > x.scale ? text + (x.scale === 0 ? '.' : '') + '0'.repeat(dp - x.scale) : text;
+  return negative ? `-${padded}` : padded;
+}
+
+function absBig(x: DecParts): DecParts {
+  return { c: 0, big: x.big! < 0n ? -x.big! : x.big, scale: x.scale };
+}

@@ -2,21 +2,17 @@
  * The domain's one decimal type: an exact scaled integer, value = coefficient × 10^-scale.
  *
  * The coefficient is a JS number while it is a safe integer (|c| < 2^53, so every +, −, × and integer division of
- * two such coefficients is either exact or detected as too large), and a BigInt beyond. Every operation the domain
- * uses is exact: + − × never round, divToInt and mod truncate, toDecimalPlaces / floor / round round once from the
- * exact value. The only inexact operation is a non-terminating dividedBy (the worksheet's approximate quotients and
- * the `percentRounding: 'none'` reading), which is delegated to decimal.js at 60 significant digits, half up:
- * exactly what the previous implementation (a decimal.js clone with precision 60) did.
+ * two such coefficients is either exact or detected as too large), and a BigInt beyond (decimal-big.ts). + − ×
+ * never round, divToInt and mod truncate, toDecimalPlaces / floor / round round once from the exact value
+ * (decimal-rounding.ts). The one inexact operation is a quotient that does not end (the worksheet's approximate
+ * quotients, the `percentRounding: 'none'` reading): rounded half up to 60 significant digits (decimal-quotient.ts).
  *
- * The API is the subset of decimal.js's the service uses, with the same results, including the sign of zero
- * (-0 × 5 = -0, 5 − 5 = 0, x mod y = 0 is +0) and normal notation in toFixed() / toString(). Values here stay far
- * below 60 significant digits (money ≤ 100,000,000 and credits ≤ 1,000 with at most 6 decimals, products of two of
- * them ≤ 30 digits), where decimal.js at precision 60 was exact too; test/domain/decimal.test.ts compares every
- * operation with decimal.js and test/domain/legacy-oracle.test.ts whole calculations with the previous domain.
- * Reading and writing decimal text (the parts ⇄ text) is src/domain/decimal-parts.ts.
+ * The API is the subset of decimal.js's that the service uses, with decimal.js's results at precision 60, half up,
+ * including the sign of zero (-0 × 5 = -0, 5 − 5 = 0, x mod y = 0 is +0) and normal notation in toFixed() /
+ * toString(); test/domain/decimal.test.ts compares every operation with decimal.js (a dev dependency). Reading
+ * and writing decimal text (the parts ⇄ text) is decimal-parts.ts.
  */
 
-import { Decimal } from 'decimal.js';
 import {
   MAX_SAFE,
   POW10,
@@ -25,25 +21,27 @@ import {
   isNegativeParts,
   negativeSign,
   parseDecimal,
+  fixedText,
   plainText,
   type DecParts,
 } from './decimal-parts.ts';
-
-/** decimal.js at the previous settings, for the rare non-terminating division. */
-const Slow = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_UP, toExpNeg: -40, toExpPos: 40 });
+import { alignedBig, bigOf, compareBig, isSafeBig, magnitude } from './decimal-big.ts';
+import { quotientParts } from './decimal-quotient.ts';
+import * as R from './decimal-rounding.ts';
+import { roundMagnitude, roundsAway } from './decimal-rounding.ts';
 
 export type DecValue = Dec | number | string;
 
 export class Dec implements DecParts {
-  static readonly ROUND_UP = 0;
-  static readonly ROUND_DOWN = 1;
-  static readonly ROUND_CEIL = 2;
-  static readonly ROUND_FLOOR = 3;
-  static readonly ROUND_HALF_UP = 4;
-  static readonly ROUND_HALF_DOWN = 5;
-  static readonly ROUND_HALF_EVEN = 6;
-  static readonly ROUND_HALF_CEIL = 7;
-  static readonly ROUND_HALF_FLOOR = 8;
+  static readonly ROUND_UP = R.ROUND_UP;
+  static readonly ROUND_DOWN = R.ROUND_DOWN;
+  static readonly ROUND_CEIL = R.ROUND_CEIL;
+  static readonly ROUND_FLOOR = R.ROUND_FLOOR;
+  static readonly ROUND_HALF_UP = R.ROUND_HALF_UP;
+  static readonly ROUND_HALF_DOWN = R.ROUND_HALF_DOWN;
+  static readonly ROUND_HALF_EVEN = R.ROUND_HALF_EVEN;
+  static readonly ROUND_HALF_CEIL = R.ROUND_HALF_CEIL;
+  static readonly ROUND_HALF_FLOOR = R.ROUND_HALF_FLOOR;
 
   // The parts, as DecParts documents them (src/domain/decimal-parts.ts).
   readonly c: number;
@@ -69,8 +67,6 @@ export class Dec implements DecParts {
     }
   }
 
-  // ------------------------------------------------------------------------------------------------ queries
-
   isZero(): boolean {
     return this.big === null && this.c === 0;
   }
@@ -80,20 +76,8 @@ export class Dec implements DecParts {
     return isNegativeParts(this);
   }
 
-  isNeg(): boolean {
-    return this.isNegative();
-  }
-
   isPositive(): boolean {
     return !this.isNegative();
-  }
-
-  isFinite(): boolean {
-    return true;
-  }
-
-  isNaN(): boolean {
-    return false;
   }
 
   isInteger(): boolean {
@@ -101,12 +85,6 @@ export class Dec implements DecParts {
     if (this.big === null) return this.scale > 22 ? this.c === 0 : this.c % POW10[this.scale]! === 0;
     return this.big % bigPow10(this.scale) === 0n;
   }
-
-  isInt(): boolean {
-    return this.isInteger();
-  }
-
-  // ------------------------------------------------------------------------------------------------ comparison
 
   /** -1, 0 or 1 (−0 equals 0). */
   comparedTo(other: DecValue): number {
@@ -130,15 +108,7 @@ export class Dec implements DecParts {
     return compareBig(this, y);
   }
 
-  cmp(other: DecValue): number {
-    return this.comparedTo(other);
-  }
-
   eq(other: DecValue): boolean {
-    return this.comparedTo(other) === 0;
-  }
-
-  equals(other: DecValue): boolean {
     return this.comparedTo(other) === 0;
   }
 
@@ -158,8 +128,6 @@ export class Dec implements DecParts {
     return this.comparedTo(other) >= 0;
   }
 
-  // ------------------------------------------------------------------------------------------------ arithmetic
-
   plus(other: DecValue): Dec {
     const y = toDec(other);
     if (this.big === null && y.big === null) {
@@ -167,10 +135,6 @@ export class Dec implements DecParts {
       if (r !== null) return r;
     }
     return addBig(this, y, false);
-  }
-
-  add(other: DecValue): Dec {
-    return this.plus(other);
   }
 
   minus(other: DecValue): Dec {
@@ -182,10 +146,6 @@ export class Dec implements DecParts {
     return addBig(this, y, true);
   }
 
-  sub(other: DecValue): Dec {
-    return this.minus(other);
-  }
-
   times(other: DecValue): Dec {
     const y = toDec(other);
     if (this.big === null && y.big === null) {
@@ -195,10 +155,6 @@ export class Dec implements DecParts {
     const p = bigOf(this) * bigOf(y);
     if (p === 0n) return new Dec(this.isNegative() !== y.isNegative() ? -0 : 0, this.scale + y.scale);
     return fromBig(p, this.scale + y.scale);
-  }
-
-  mul(other: DecValue): Dec {
-    return this.times(other);
   }
 
   /** The integer part of this ÷ other (truncated toward zero), as decimal.js's divToInt. */
@@ -242,25 +198,21 @@ export class Dec implements DecParts {
   }
 
   /**
-   * this ÷ other. Exact by a shift of the point when other is ±10^k (÷ 100 of the percentages); otherwise
-   * decimal.js's division at 60 significant digits, half up (rare: readings and the worksheet's quotients).
+   * this ÷ other. Exact by a shift of the point when other is ±10^k (÷ 100 of the percentages); otherwise rounded
+   * half up to 60 significant digits (decimal-quotient.ts), the precision the service has always divided at.
    */
   dividedBy(other: DecValue): Dec {
     const y = toDec(other);
-    if (y.big === null && y.scale === 0) {
+    if (this.big === null && y.big === null && y.scale === 0) {
+      // a safe coefficient has at most 16 digits: the shifted value is exact and within 60 digits
       const k = POW10.indexOf(Math.abs(y.c));
-      if (k >= 0) {
-        const c = y.c < 0 ? -this.c : this.c;
-        const big = this.big === null ? null : y.c < 0 ? -this.big : this.big;
-        return new Dec(c, this.scale + k, big);
-      }
+      if (k >= 0) return new Dec(y.c < 0 ? -this.c : this.c, this.scale + k);
     }
     if (y.isZero()) throw new Error('[DecimalError] division by zero');
-    return new Dec(new Slow(this.valueOf()).dividedBy(y.valueOf()).valueOf());
-  }
-
-  div(other: DecValue): Dec {
-    return this.dividedBy(other);
+    const negative = this.isNegative() !== y.isNegative();
+    if (this.isZero()) return new Dec(negative ? -0 : 0, 0);
+    const q = quotientParts(magnitude(this), this.scale, magnitude(y), y.scale);
+    return fromBig(negative ? -q.coefficient : q.coefficient, q.scale);
   }
 
   abs(): Dec {
@@ -271,12 +223,6 @@ export class Dec implements DecParts {
   negated(): Dec {
     return this.big === null ? new Dec(-this.c, this.scale) : new Dec(0, this.scale, -this.big);
   }
-
-  neg(): Dec {
-    return this.negated();
-  }
-
-  // ------------------------------------------------------------------------------------------------ rounding
 
   /** Rounded to `dp` decimal places with rounding mode `rm` (default half up). Unrounded when dp is omitted. */
   toDecimalPlaces(dp?: number, rm: number = Dec.ROUND_HALF_UP): Dec {
@@ -296,41 +242,14 @@ export class Dec implements DecParts {
       return new Dec(q === 0 && c < 0 ? -0 : q, dp);
     }
     const negative = this.isNegative();
-    const m = this.big === null ? BigInt(Math.abs(this.c)) : this.big < 0n ? -this.big : this.big;
-    const p = bigPow10(k);
-    const r = m % p;
-    let q = m / p;
-    if (r !== 0n) {
-      const twice = r * 2n;
-      const cmpHalf = twice < p ? -1 : twice > p ? 1 : 0;
-      if (roundsAwayCmp(rm, negative, q % 2n === 1n, cmpHalf)) q++;
-    }
+    const q = roundMagnitude(magnitude(this), k, rm, negative);
     if (q === 0n) return new Dec(negative ? -0 : 0, dp);
     return fromBig(negative ? -q : q, dp);
-  }
-
-  toDP(dp?: number, rm?: number): Dec {
-    return this.toDecimalPlaces(dp, rm);
   }
 
   floor(): Dec {
     return this.toDecimalPlaces(0, Dec.ROUND_FLOOR);
   }
-
-  ceil(): Dec {
-    return this.toDecimalPlaces(0, Dec.ROUND_CEIL);
-  }
-
-  /** Half up to a whole number (the rounding mode of the previous decimal.js clone). */
-  round(): Dec {
-    return this.toDecimalPlaces(0, Dec.ROUND_HALF_UP);
-  }
-
-  trunc(): Dec {
-    return this.toDecimalPlaces(0, Dec.ROUND_DOWN);
-  }
-
-  // ------------------------------------------------------------------------------------------------ conversion
 
   /** The nearest double (−0 for −0), as Number(toString()). */
   toNumber(): number {
@@ -350,12 +269,7 @@ export class Dec implements DecParts {
       if (this.big === null && this.scale === 0) return this.c === 0 ? '0' : String(this.c);
       return plainText(this, true);
     }
-    const rounded = this.toDecimalPlaces(dp);
-    let text = plainText(rounded.abs(), false);
-    if (dp > rounded.scale) {
-      text += (rounded.scale === 0 ? '.' : '') + '0'.repeat(dp - rounded.scale);
-    }
-    return this.isNegative() && !this.isZero() ? `-${text}` : text;
+    return fixedText(this.toDecimalPlaces(dp), dp, this.isNegative() && !this.isZero());
   }
 
   /**
@@ -377,59 +291,13 @@ export class Dec implements DecParts {
   }
 }
 
-/** `rm` says whether to add one to the magnitude q, given the dropped part 2r against the unit p (r ≠ 0). */
-function roundsAway(rm: number, negative: boolean, odd: boolean, twiceR: number, p: number): boolean {
-  return roundsAwayCmp(rm, negative, odd, twiceR < p ? -1 : twiceR > p ? 1 : 0);
-}
-
-function roundsAwayCmp(rm: number, negative: boolean, odd: boolean, cmpHalf: number): boolean {
-  switch (rm) {
-    case Dec.ROUND_UP:
-      return true;
-    case Dec.ROUND_DOWN:
-      return false;
-    case Dec.ROUND_CEIL:
-      return !negative;
-    case Dec.ROUND_FLOOR:
-      return negative;
-    case Dec.ROUND_HALF_UP:
-      return cmpHalf >= 0;
-    case Dec.ROUND_HALF_DOWN:
-      return cmpHalf > 0;
-    case Dec.ROUND_HALF_EVEN:
-      return cmpHalf > 0 || (cmpHalf === 0 && odd);
-    case Dec.ROUND_HALF_CEIL:
-      return cmpHalf > 0 || (cmpHalf === 0 && !negative);
-    case Dec.ROUND_HALF_FLOOR:
-      return cmpHalf > 0 || (cmpHalf === 0 && negative);
-    default:
-      throw new Error(`[DecimalError] Invalid rounding mode: ${rm}`);
-  }
-}
-
 function toDec(value: DecValue): Dec {
   return value instanceof Dec ? value : new Dec(value);
 }
 
-function bigOf(x: Dec): bigint {
-  return x.big ?? BigInt(x.c);
-}
-
-function alignedBig(x: Dec, scale: number): bigint {
-  const b = bigOf(x);
-  return scale === x.scale ? b : b * bigPow10(scale - x.scale);
-}
-
 function fromBig(v: bigint, scale: number): Dec {
-  if (v >= -9007199254740991n && v <= 9007199254740991n) return new Dec(Number(v), scale);
+  if (isSafeBig(v)) return new Dec(Number(v), scale);
   return new Dec(0, scale, v);
-}
-
-function compareBig(x: Dec, y: Dec): number {
-  const s = Math.max(x.scale, y.scale);
-  const a = alignedBig(x, s);
-  const b = alignedBig(y, s);
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** a×10^-sa + b×10^-sb when it fits the number path (null otherwise). JS's signed zeros are decimal.js's. */

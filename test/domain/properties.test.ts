@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { calculate } from '../../src/domain/calculate.ts';
 import { Dec } from '../../src/domain/decimal.ts';
 import { toJsonNumber } from '../../src/domain/output.ts';
+import { readingsWith, reduceUnder, yearPercentUnder } from '../../src/domain/readings.ts';
 import { splitByWeights, splitEqual } from '../../src/domain/split.ts';
+import { quotient } from '../../src/domain/trace-step.ts';
 import type { CalculationInput, CalculationResult, TermInput } from '../../src/domain/types.ts';
 import { inputArb, scaled } from './support/arbitraries.ts';
 
@@ -361,6 +363,66 @@ describe('properties of the JSON conversion', () => {
           expect(toJsonNumber(new Dec(scaled(Math.abs(a), 6)))).toBe(Number(scaled(Math.abs(a), 6)));
         },
       ),
+      RUNS,
+    );
+  });
+});
+
+/** Credits with up to 6 decimals, 0 – 1,000 (rules.md §8's bounds for a credit count). */
+const creditsArb = fc.integer({ min: 0, max: 1_000_000_000 }).map((units) => new Dec(scaled(units, 6)));
+const positiveCreditsArb = fc.integer({ min: 1, max: 1_000_000_000 }).map((units) => new Dec(scaled(units, 6)));
+
+describe('properties of the divisions (the quotients that do not end)', () => {
+  const NONE = readingsWith({ percentRounding: 'none' });
+
+  it("the `percentRounding: 'none'` percentage is min(Σ, den) × 100 ÷ den half up to 6 places, and reduces exactly", () => {
+    fc.assert(
+      fc.property(
+        fc.array(creditsArb, { minLength: 1, maxLength: 4 }),
+        positiveCreditsArb,
+        fc.integer({ min: 0, max: 100_000_000 }),
+        (credits, den, baseDollars) => {
+          const year = yearPercentUnder(
+            credits,
+            credits.map(() => true),
+            den,
+            NONE,
+          );
+          const sum = credits.reduce((a, c) => a.plus(c), new Dec(0));
+          const num = sum.lt(den) ? sum : den;
+          expect(year.exact!.num.eq(num) && year.exact!.den.eq(den)).toBe(true);
+          const p = year.percent;
+          expect(p.toDecimalPlaces(6).eq(p) && p.gte(0) && p.lte(100)).toBe(true);
+          // half up (a tie goes up): p × den − num × 100 lies in (−den/2, den/2] millionths of a percent
+          const error = p.times(den).minus(num.times(100)).times(1_000_000);
+          const half = den.times('0.5');
+          expect(error.gt(half.negated()) && error.lte(half), `${num} ÷ ${den} → ${p}`).toBe(true);
+          // the amount is reduced by the exact ratio, rounded half up to a whole dollar
+          const base = new Dec(baseDollars);
+          const reduced = reduceUnder(base, year);
+          const gap = reduced.times(den).minus(base.times(num));
+          expect(reduced.toDecimalPlaces(0).eq(reduced) && gap.gt(half.negated()) && gap.lte(half)).toBe(true);
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it('the worksheet writes a ÷ b exactly when it ends within 6 places, else ≈ to 4 places', () => {
+    fc.assert(
+      fc.property(creditsArb, positiveCreditsArb, (a, b) => {
+        const text = quotient(a, b);
+        const ends = a.times(1_000_000).mod(b).isZero();
+        if (ends) {
+          expect(new Dec(text).times(b).eq(a), `${a} ÷ ${b} = ${text}`).toBe(true);
+        } else {
+          expect(text.startsWith('≈ '), `${a} ÷ ${b} = ${text}`).toBe(true);
+          const shown = new Dec(text.slice(2));
+          // within half of the 4th place: |shown × b − a| ≤ b / 20,000
+          const error = shown.times(b).minus(a).abs().times(20_000);
+          expect(error.lte(b), `${a} ÷ ${b} ≈ ${shown}`).toBe(true);
+        }
+      }),
       RUNS,
     );
   });
