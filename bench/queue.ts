@@ -37,7 +37,8 @@ import { createQueueRunner } from '../src/queue/queue-runner.ts';
 import { QUEUE_NAME } from '../src/queue/settings.ts';
 import { benchArgs } from './support/args.ts';
 import { randomFilePieces } from './support/random-file.ts';
-import { benchRedis, deleteKeys, uniquePrefix } from './support/redis.ts';
+import { deleteKeys } from '../test/support/redis-keys.ts';
+import { benchRedis, uniquePrefix } from './support/redis.ts';
 import { killWorkers, startWorker } from './support/workers.ts';
 
 /** The chunk signing key of this run (the API and the workers must share one; see QUEUE_SIGNING_KEY). */

@@ -7,18 +7,7 @@
  */
 import { createWriteStream, existsSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
-
-/** mulberry32: a small seeded PRNG. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../test/support/prng.ts';
 
 export const RANDOM_FILE_HEADER =
   'student_id,term_label,full_time_credits,credits_enrolled,actual_final_credits,prior_disbursement_sub,' +

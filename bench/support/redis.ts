@@ -1,32 +1,18 @@
 /**
  * Redis for the queue benchmark: REDIS_URL when set, else a throwaway `redis-server` on a free port (no
  * persistence), stopped at the end. Keys live under a unique BullMQ prefix and only those are deleted (SCAN +
- * UNLINK): never FLUSHALL/FLUSHDB on a server that may be shared.
+ * UNLINK, test/support/redis-keys.ts): never FLUSHALL/FLUSHDB on a server that may be shared.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { freePort } from '../../test/support/free-port.ts';
 
 export interface BenchRedis {
   url: string;
   /** Stops the server this helper started (nothing for REDIS_URL). */
   stop(): Promise<void>;
-}
-
-/** A TCP port free on 127.0.0.1 right now (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 async function ping(url: string): Promise<boolean> {
@@ -80,22 +66,4 @@ export async function benchRedis(): Promise<BenchRedis> {
 /** A BullMQ prefix unique to this run. */
 export function uniquePrefix(name: string): string {
   return `sorbench-${name}-${process.pid}-${randomBytes(4).toString('hex')}`;
-}
-
-/** Deletes every key under `${prefix}:` (only ours). */
-export async function deleteKeys(url: string, prefix: string): Promise<number> {
-  const client = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: () => null });
-  client.on('error', () => undefined);
-  let deleted = 0;
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) deleted += await client.unlink(...keys);
-    } while (cursor !== '0');
-  } finally {
-    client.disconnect();
-  }
-  return deleted;
 }

@@ -8,7 +8,7 @@
 import { createReadStream, createWriteStream, existsSync, renameSync } from 'node:fs';
 import { once } from 'node:events';
 import { parse } from 'csv-parse';
-import { mulberry32 } from './random-file.ts';
+import { mulberry32 } from '../../test/support/prng.ts';
 
 /**
  * Writes `target` from `plainPath` (the input) and `outputPath` (the pipeline's CSV output of that input, same

@@ -10,7 +10,7 @@ import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import { runBulk } from '../../src/bulk/pipeline.ts';
 import type { ChunkRunner, ChunkTask } from '../../src/bulk/runner.ts';
 import { HEADER, StringSink, bulkConfig, generatedCsv, parseOutput, row, runToString } from './helpers.ts';
-import { mulberry32 } from '../../bench/support/random-file.ts';
+import { mulberry32 } from '../support/prng.ts';
 
 /** The inline runner, finishing chunks after random delays (out of order), recording each chunk's payload bytes. */
 function slowRecordingRunner(seed: number) {

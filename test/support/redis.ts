@@ -6,7 +6,8 @@
  * Tests isolate themselves with a per-run BullMQ prefix (`uniquePrefix`) and delete only their own keys
  * (`deleteKeys`); they never FLUSHALL/FLUSHDB a server that may be shared.
  */
-import { deleteKeys as deletePrefixKeys, freePort } from '../../bench/support/redis.ts';
+import { freePort } from './free-port.ts';
+import { deleteKeys as deletePrefixKeys } from './redis-keys.ts';
 
 export { freePort };
 import { spawn } from 'node:child_process';

@@ -1,12 +1,13 @@
 /**
- * The benchmarks' shared helpers (bench/support): the option parser, the random-file generator, and the rule
- * that bench/ never imports test code.
+ * The benchmarks' shared helpers (bench/support), tested beside them: the option parser, the random-file generator,
+ * the wrk output reader, and the rule between the two trees: bench/ may use the tests' support (test/support), no
+ * test imports bench/.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BenchArgsError, parseBenchArgs, usageText } from '../../bench/support/args.ts';
-import { RANDOM_FILE_HEADER, randomFilePieces, randomFileText } from '../../bench/support/random-file.ts';
-import { parseWrkOutput, postScript } from '../../bench/support/wrk.ts';
+import { BenchArgsError, parseBenchArgs, usageText } from './args.ts';
+import { RANDOM_FILE_HEADER, randomFilePieces, randomFileText } from './random-file.ts';
+import { parseWrkOutput, postScript } from './wrk.ts';
 import { readHeader, validateStudentRows } from '../../src/bulk/csv-layout.ts';
 
 const spec = {
@@ -164,8 +165,8 @@ describe("wrk's output and script (bench:single's second load generator)", () =>
   });
 });
 
-describe('bench/ imports no test code', () => {
-  const BENCH = new URL('../../bench/', import.meta.url);
+describe('no test imports bench/', () => {
+  const TEST = new URL('../../test/', import.meta.url);
   function files(dir: URL, prefix = ''): string[] {
     return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
       e.isDirectory()
@@ -176,15 +177,15 @@ describe('bench/ imports no test code', () => {
     );
   }
 
-  it('no import or dynamic import of bench/ points into test/', () => {
-    const list = files(BENCH);
-    expect(list).toContain('support/args.ts');
+  it('no import or dynamic import under test/ points into bench/', () => {
+    const list = files(TEST);
+    expect(list).toContain('support/prng.ts');
     const offending: string[] = [];
     for (const file of list) {
-      const text = readFileSync(new URL(file, BENCH), 'utf8');
+      const text = readFileSync(new URL(file, TEST), 'utf8');
       for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*)['"]([^'"]+)['"]/g)) {
-        const resolved = new URL(m[1]!, new URL(file, BENCH)).pathname;
-        if (m[1]!.startsWith('.') && resolved.includes('/test/')) offending.push(`bench/${file}: ${m[1]}`);
+        const resolved = new URL(m[1]!, new URL(file, TEST)).pathname;
+        if (m[1]!.startsWith('.') && resolved.includes('/bench/')) offending.push(`test/${file}: ${m[1]}`);
       }
     }
     expect(offending).toEqual([]);
