@@ -26,68 +26,48 @@ import { appError, type FieldError } from '../errors.ts';
 import { parseCalculationRequest } from '../schema/request.ts';
 import type { CalculationInput } from '../domain/types.ts';
 import type { SchoolPolicy } from '../domain/policy.ts';
-import { ACADEMIC_YEAR_MONTHS_MAX, ACADEMIC_YEAR_MONTHS_MIN } from '../domain/health-professions.ts';
+import { STUDENT_FIELDS as REQUEST_STUDENT_FIELDS, TERM_FIELDS } from '../schema/fields.ts';
 import type { ExtraColumns } from './csv-dialect.ts';
 import { delimiterHint, nearestColumn } from './header-hints.ts';
 
-export const TERM_COLUMNS = [
-  'term_label',
-  'full_time_credits',
-  'credits_enrolled',
-  'actual_final_credits',
-  'prior_disbursement_sub',
-  'prior_disbursement_unsub',
-  'prior_disbursement_grad_plus',
-] as const;
+/** A request field with a CSV column (terms are rows and the policy is the file's: they have none). */
+type ColumnField<F extends { column: string }> = F extends { column: '' } ? never : F;
+type TermColumnField = ColumnField<(typeof TERM_FIELDS)[number]>;
+type StudentColumnField = ColumnField<(typeof REQUEST_STUDENT_FIELDS)[number]>;
 
-export const STUDENT_COLUMNS = [
-  'dependency_status',
-  'degree_level',
-  'grade_level',
-  'academic_year_terms',
-  'cost_of_attendance',
-  'is_legacy_borrower',
-  'plus_denied',
-  'subsidized_amount',
-  'total_limit',
-  'final_period_of_program',
-  'academic_year_credits',
-  'health_professions_program',
-  'academic_year_months',
-  'award_year',
-] as const;
+/** The term-level columns, one per Term field of the request-field table (each has one), in its order. */
+export const TERM_COLUMN_FIELDS: readonly TermColumnField[] = TERM_FIELDS;
+/** The student-level columns, one per CalculationRequest field with a column, in the table's order. */
+export const STUDENT_COLUMN_FIELDS: readonly StudentColumnField[] = REQUEST_STUDENT_FIELDS.filter(
+  (f): f is StudentColumnField => f.column !== '',
+);
+export const TERM_COLUMNS: readonly TermColumnField['column'][] = TERM_COLUMN_FIELDS.map((f) => f.column);
+export const STUDENT_COLUMNS: readonly StudentColumnField['column'][] = STUDENT_COLUMN_FIELDS.map((f) => f.column);
 
 /** The shadow check's columns (src/bulk/shadow-check.ts): a school system's own figures, never part of the request. */
 export const SIS_STUDENT_COLUMNS = ['sis_reduced_annual_pct', 'sis_option'] as const;
 export const SIS_TERM_COLUMNS = ['sis_sub', 'sis_unsub', 'sis_grad_plus'] as const;
 
 /** Every column a v1 input file may have, in the documented order. */
-export const INPUT_COLUMNS = [
+export type InputColumn =
+  | 'student_id'
+  | TermColumnField['column']
+  | StudentColumnField['column']
+  | (typeof SIS_STUDENT_COLUMNS)[number]
+  | (typeof SIS_TERM_COLUMNS)[number];
+export const INPUT_COLUMNS: readonly InputColumn[] = [
   'student_id',
   ...TERM_COLUMNS,
   ...STUDENT_COLUMNS,
   ...SIS_STUDENT_COLUMNS,
   ...SIS_TERM_COLUMNS,
-] as const;
-export type InputColumn = (typeof INPUT_COLUMNS)[number];
-type StudentColumn = (typeof STUDENT_COLUMNS)[number];
-
-export const REQUIRED_COLUMNS: readonly InputColumn[] = [
-  'student_id',
-  'term_label',
-  'full_time_credits',
-  'credits_enrolled',
-  'dependency_status',
 ];
 
-const BOOLEAN_COLUMNS: ReadonlySet<string> = new Set(['is_legacy_borrower', 'plus_denied', 'final_period_of_program']);
-/** Term columns whose empty cell means null (the others are required). */
-const NULLABLE_TERM_COLUMNS: ReadonlySet<string> = new Set([
-  'actual_final_credits',
-  'prior_disbursement_sub',
-  'prior_disbursement_unsub',
-  'prior_disbursement_grad_plus',
-]);
+/** student_id and the columns of the table's required fields. */
+export const REQUIRED_COLUMNS: readonly InputColumn[] = [
+  'student_id',
+  ...[...TERM_COLUMN_FIELDS, ...STUDENT_COLUMN_FIELDS].filter((f) => f.presence === 'required').map((f) => f.column),
+];
 
 // The output's result columns (after the echoed input columns) are in output-columns.ts.
 
@@ -188,29 +168,29 @@ export function readHeader(cells: readonly string[], options: HeaderOptions = {}
   return { header: kept, columns, width: kept.length, col, outputNames, fileWidth: cells.length, ignored };
 }
 
+/** A boolean cell's spellings, in any letter case: [true, false] pairs. */
+export const BOOLEAN_CELLS = [
+  ['true', 'false'],
+  ['yes', 'no'],
+  ['1', '0'],
+] as const;
+/** "yes/no, 1/0": the spellings besides true/false, as messages and the OpenAPI column table say them. */
+export const BOOLEAN_SPELLINGS = BOOLEAN_CELLS.slice(1)
+  .map(([t, f]) => `${t}/${f}`)
+  .join(', ');
+const BOOLEAN_VALUES: ReadonlyMap<string, boolean> = new Map(
+  BOOLEAN_CELLS.flatMap(([t, f]) => [
+    [t, true],
+    [f, false],
+  ]),
+);
+
 /** true/false, yes/no, 1/0 in any letter case; undefined for anything else. */
 export function parseBoolean(cell: string): boolean | undefined {
-  switch (cell.toLowerCase()) {
-    case 'true':
-    case 'yes':
-    case '1':
-      return true;
-    case 'false':
-    case 'no':
-    case '0':
-      return false;
-    default:
-      return undefined;
-  }
+  return BOOLEAN_VALUES.get(cell.toLowerCase());
 }
 
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
-
-/** The whole-number student columns, read as numbers (the schema checks the range and says it again). */
-const WHOLE_NUMBER_RANGES = {
-  academic_year_terms: 'a whole number from 2 to 4',
-  academic_year_months: `a whole number from ${ACADEMIC_YEAR_MONTHS_MIN} to ${ACADEMIC_YEAR_MONTHS_MAX}`,
-} as const;
 
 /** A problem on one row of a student: `field` is the CSV column ('' for the row as a whole). */
 export interface RowFieldError {
@@ -277,26 +257,24 @@ export function validateStudentRows(
     if (cellOf(rows[r]!, idIndex) === '') errors.push({ row: r, field: 'student_id', message: 'is required' });
   }
 
-  for (const column of STUDENT_COLUMNS) {
-    const index = layout.col[column];
+  for (const field of STUDENT_COLUMN_FIELDS) {
+    const index = layout.col[field.column];
     if (index < 0) continue;
-    const value = studentCell(rows, lines, index, column, errors);
+    const value = studentCell(rows, lines, index, field.column, errors);
     if (value === '') continue; // default
-    setStudentValue(body, column, value, errors);
+    setStudentValue(body, field, value, errors);
   }
 
   const terms: Record<string, unknown>[] = [];
   for (const cells of rows) {
     const term: Record<string, unknown> = {};
-    for (const column of TERM_COLUMNS) {
-      const index = layout.col[column];
-      const value = cellOf(cells, index);
-      const key = column === 'term_label' ? 'label' : column;
+    for (const field of TERM_COLUMN_FIELDS) {
+      const value = cellOf(cells, layout.col[field.column]);
       if (value === '') {
-        if (NULLABLE_TERM_COLUMNS.has(column)) term[key] = null;
+        if (field.nullable) term[field.name] = null;
         // required columns left out: the schema says "is required"
       } else {
-        term[key] = value;
+        term[field.name] = value;
       }
     }
     terms.push(term);
@@ -309,23 +287,37 @@ export function validateStudentRows(
   return { ok: false, errors };
 }
 
-function setStudentValue(body: Record<string, unknown>, column: StudentColumn, value: string, errors: RowFieldError[]) {
-  if (BOOLEAN_COLUMNS.has(column)) {
+/** A student-level cell into the request body: booleans and whole numbers typed, every other value as text. */
+function setStudentValue(
+  body: Record<string, unknown>,
+  field: StudentColumnField,
+  value: string,
+  errors: RowFieldError[],
+) {
+  const { type, column } = field;
+  if (type.kind === 'boolean') {
     const b = parseBoolean(value);
     if (b === undefined) {
-      errors.push({ row: 0, field: column, message: 'must be true or false (also accepted: yes/no, 1/0)' });
+      errors.push({ row: 0, field: column, message: `must be true or false (also accepted: ${BOOLEAN_SPELLINGS})` });
     } else {
-      body[column] = b;
+      body[field.name] = b;
     }
-  } else if (column === 'academic_year_terms' || column === 'academic_year_months') {
-    if (DECIMAL.test(value)) body[column] = Number(value);
-    else errors.push({ row: 0, field: column, message: `must be ${WHOLE_NUMBER_RANGES[column]}, or empty` });
+  } else if (type.kind === 'integer') {
+    // Read as a number; the schema checks the range and says it again.
+    if (DECIMAL.test(value)) body[field.name] = Number(value);
+    else
+      errors.push({
+        row: 0,
+        field: column,
+        message: `must be a whole number from ${type.min} to ${type.max}, or empty`,
+      });
   } else {
-    body[column] = value;
+    body[field.name] = value;
   }
 }
 
 const TERM_PATH = /^terms\[(\d+)\](?:\.(\w+))?$/;
+const TERM_COLUMN_BY_NAME: ReadonlyMap<string, string> = new Map(TERM_COLUMN_FIELDS.map((f) => [f.name, f.column]));
 
 /** Maps a schema field path back to a row of the student and a CSV column. */
 function toRowError(fe: FieldError, rowCount: number): RowFieldError {
@@ -333,7 +325,7 @@ function toRowError(fe: FieldError, rowCount: number): RowFieldError {
   if (m) {
     const row = Math.min(Number(m[1]), rowCount - 1);
     const key = m[2];
-    const field = key === undefined ? '' : key === 'label' ? 'term_label' : key;
+    const field = key === undefined ? '' : (TERM_COLUMN_BY_NAME.get(key) ?? key);
     return { row, field, message: fe.message };
   }
   if (fe.field === 'terms') {

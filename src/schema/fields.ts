@@ -16,6 +16,7 @@ import {
   HEALTH_PROFESSIONS_PROGRAMS,
   HEALTH_PROFESSIONS_TABLE,
 } from '../domain/health-professions.ts';
+import { supportedAwardYears } from '../domain/limits.ts';
 import { CREDITS, CREDITS_POSITIVE, MONEY, MONEY_POSITIVE, type DecimalRule } from './decimal.ts';
 import { MAX_LABEL_LENGTH, MAX_TERMS, MIN_LABEL_LENGTH } from './request-limits.ts';
 
@@ -66,7 +67,7 @@ export interface RequestField {
   nullable: boolean;
   /** The bulk CSV column ('' when the field has none: terms are rows, the policy is the file's). */
   column: string;
-  /** What an empty CSV cell means, when the generic wording (null, the default) is not enough. */
+  /** What an empty cell of a student column means, where the generic wording (null, the default) is not enough. */
   emptyCell?: string;
   /** The OpenAPI description (the page shows it as the field's help). */
   description: string;
@@ -373,7 +374,7 @@ export const STUDENT_FIELDS = [
     presence: 'default',
     nullable: false,
     column: 'award_year',
-    emptyCell: 'empty = the award year in force today',
+    emptyCell: `empty = the award year in force today; supported: ${supportedAwardYears().join(', ')}`,
     description: 'The award year the calculation is for (schema/award-year.ts holds its description).',
     page: { label: 'Award year', empty: '(the current award year)' },
   },

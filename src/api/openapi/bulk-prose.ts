@@ -1,48 +1,24 @@
 /**
- * The OpenAPI prose of POST /v1/calculate/bulk: the input-column table (keyed by the bulk pipeline's own column
- * list, so none is missed), the output columns (from the output-column table) and the limits.
+ * The OpenAPI prose of POST /v1/calculate/bulk: the input-column table (the bulk pipeline's own column list, each
+ * request column described from the request-field table), the output columns (from the output-column table) and the limits.
  */
 import {
+  BOOLEAN_SPELLINGS,
   INPUT_COLUMNS,
   REQUIRED_COLUMNS,
   SIS_TERM_COLUMNS,
+  STUDENT_COLUMN_FIELDS,
+  TERM_COLUMN_FIELDS,
   TERM_COLUMNS,
-  type InputColumn,
 } from '../../bulk/csv-layout.ts';
+import type { RequestField } from '../../schema/fields.ts';
 import { CHECK_POLICY_TEXT, checkReasonsProse } from '../../domain/check-reasons.ts';
 import { describeColumn, OUTPUT_COLUMNS } from '../../bulk/output-columns.ts';
-import { supportedAwardYears } from '../../domain/limits.ts';
-import { HEALTH_PROFESSIONS_PROGRAMS } from '../../domain/health-professions.ts';
 import { fmt, type DocumentLimits } from './prose.ts';
 
-/** What each bulk input column maps to (keyed by the bulk pipeline's own column list, so none is missed). */
-const BULK_COLUMN_MAPPING: Readonly<Record<InputColumn, string>> = {
+/** The columns outside the request: the student's id and the shadow check's figures. */
+const OTHER_COLUMN_MAPPING: Readonly<Record<string, string>> = {
   student_id: 'BulkResult.student_id (string, kept verbatim)',
-  term_label: 'Term.label',
-  full_time_credits: 'Term.full_time_credits',
-  credits_enrolled: 'Term.credits_enrolled',
-  actual_final_credits: 'Term.actual_final_credits (empty cell = null)',
-  prior_disbursement_sub: 'Term.prior_disbursement_sub (empty cell = null)',
-  prior_disbursement_unsub: 'Term.prior_disbursement_unsub (empty cell = null)',
-  prior_disbursement_grad_plus: 'Term.prior_disbursement_grad_plus (empty cell = null)',
-  dependency_status: 'CalculationRequest.dependency_status',
-  degree_level: 'CalculationRequest.degree_level (empty = default)',
-  grade_level: 'CalculationRequest.grade_level (empty = null)',
-  academic_year_terms: 'CalculationRequest.academic_year_terms (empty = null)',
-  cost_of_attendance: 'CalculationRequest.cost_of_attendance (empty = null)',
-  is_legacy_borrower: 'CalculationRequest.is_legacy_borrower (true/false, yes/no, 1/0; empty = false)',
-  plus_denied: 'CalculationRequest.plus_denied (true/false, yes/no, 1/0; empty = false)',
-  subsidized_amount:
-    'CalculationRequest.subsidized_amount (no column or empty = left out: 0, with the warning that no subsidized ' +
-    'eligibility was assumed for an undergraduate)',
-  total_limit: 'CalculationRequest.total_limit (empty = null)',
-  final_period_of_program: 'CalculationRequest.final_period_of_program (true/false, yes/no, 1/0; empty = false)',
-  academic_year_credits:
-    'CalculationRequest.academic_year_credits (empty = null; required when final_period_of_program is true for an ' +
-    'undergraduate)',
-  health_professions_program: `CalculationRequest.health_professions_program (empty = null; one of: ${HEALTH_PROFESSIONS_PROGRAMS.join(', ')})`,
-  academic_year_months: 'CalculationRequest.academic_year_months (a whole number from 9 to 12; empty = null: 9)',
-  award_year: `CalculationRequest.award_year (empty = the award year in force today; supported: ${supportedAwardYears().join(', ')})`,
   sis_reduced_annual_pct:
     'shadow check: the school system’s reduced_annual_pct (0–100; compared at its own precision; empty = not compared)',
   sis_option: 'shadow check: which option the school’s term amounts follow, equal (default) or proportional',
@@ -50,6 +26,36 @@ const BULK_COLUMN_MAPPING: Readonly<Record<InputColumn, string>> = {
   sis_unsub: 'shadow check: the school system’s unsubsidized amount for the term (empty = not compared)',
   sis_grad_plus: 'shadow check: the school system’s Grad PLUS amount for the term (empty = not compared)',
 };
+
+/** What an empty cell of a request field's column means, and how its values are written. */
+function cellNote(field: RequestField): string {
+  if (field.level === 'term') return field.nullable ? 'empty cell = null' : '';
+  const empty =
+    field.emptyCell ??
+    (field.presence === 'required'
+      ? ''
+      : field.nullable
+        ? 'empty = null'
+        : typeof field.default === 'boolean'
+          ? `empty = ${String(field.default)}`
+          : 'empty = default');
+  const written =
+    field.type.kind === 'boolean'
+      ? `true/false, ${BOOLEAN_SPELLINGS}`
+      : field.type.kind === 'integer'
+        ? `a whole number from ${field.type.min} to ${field.type.max}`
+        : '';
+  return [written, empty].filter((part) => part !== '').join('; ');
+}
+
+/** What each bulk input column maps to: a request field's path (from the field table) or the notes above. */
+function columnMapping(column: string): string {
+  const field = [...TERM_COLUMN_FIELDS, ...STUDENT_COLUMN_FIELDS].find((f) => f.column === column);
+  if (field === undefined) return OTHER_COLUMN_MAPPING[column] ?? '';
+  const note = cellNote(field);
+  const path = `${field.level === 'term' ? 'Term' : 'CalculationRequest'}.${field.name}`;
+  return note === '' ? path : `${path} (${note})`;
+}
 
 const TERM_LEVEL: ReadonlySet<string> = new Set([...TERM_COLUMNS, ...SIS_TERM_COLUMNS]);
 
@@ -76,7 +82,7 @@ export function bulkDescription(limits: DocumentLimits): string {
     ...INPUT_COLUMNS.map(
       (c) =>
         `| ${c} | ${REQUIRED_COLUMNS.includes(c) ? 'yes' : 'no'} | ${TERM_LEVEL.has(c) ? 'term' : 'student'} | ` +
-        `${BULK_COLUMN_MAPPING[c]} |`,
+        `${columnMapping(c)} |`,
     ),
     '',
     `Limits: at most ${fmt(limits.bulkMaxBytes)} bytes and ${fmt(limits.bulkMaxRows)} data rows per file (413 ` +
