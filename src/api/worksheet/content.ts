@@ -7,6 +7,7 @@
 import { POLICY_OPTIONS, type PolicyOptionName, type SchoolPolicy } from '../../domain/policy.ts';
 import type { TraceStep } from '../../domain/trace.ts';
 import type { CalculationInput, CalculationResult, TermResult } from '../../domain/types.ts';
+import { TERM_FIELDS, type TermFieldName } from '../../schema/fields.ts';
 
 export interface WorksheetDocument {
   ruleSet: string;
@@ -102,15 +103,8 @@ export function defaultText(row: PolicyRow): string {
   return row.isDefault ? 'default' : `not the default (default: ${row.defaultValue})`;
 }
 
-export const TERM_INPUT_COLUMNS = [
-  'label',
-  'full_time_credits',
-  'credits_enrolled',
-  'actual_final_credits',
-  'prior_disbursement_sub',
-  'prior_disbursement_unsub',
-  'prior_disbursement_grad_plus',
-] as const;
+/** The term inputs' columns: every field of Term, in the request-field table's order. */
+export const TERM_INPUT_COLUMNS: readonly TermFieldName[] = TERM_FIELDS.map((f) => f.name);
 
 export function termInputRows(input: CalculationInput): string[][] {
   return input.terms.map((t) => TERM_INPUT_COLUMNS.map((c) => formatValue(t[c])));
