@@ -26,7 +26,7 @@ import {
   type DecParts,
 } from './decimal-parts.ts';
 import { alignedBig, bigOf, compareBig, isSafeBig, magnitude } from './decimal-big.ts';
-import { quotientParts } from './decimal-quotient.ts';
+import { quotientOfSafe, quotientParts } from './decimal-quotient.ts';
 import * as R from './decimal-rounding.ts';
 import { roundMagnitude, roundsAway } from './decimal-rounding.ts';
 
@@ -211,6 +211,10 @@ export class Dec implements DecParts {
     if (y.isZero()) throw new Error('[DecimalError] division by zero');
     const negative = this.isNegative() !== y.isNegative();
     if (this.isZero()) return new Dec(negative ? -0 : 0, 0);
+    if (this.big === null && y.big === null) {
+      const q = quotientOfSafe(Math.abs(this.c), this.scale, Math.abs(y.c), y.scale);
+      if (q !== null) return new Dec(negative ? -q.c : q.c, q.scale, q.big === null || !negative ? q.big : -q.big);
+    }
     const q = quotientParts(magnitude(this), this.scale, magnitude(y), y.scale);
     return fromBig(negative ? -q.coefficient : q.coefficient, q.scale);
   }

@@ -211,6 +211,13 @@ describe('Dec, operation by operation, against decimal.js (precision 60, half up
       [`${ones}0`, '3'],
       ['-0', '7'],
       ['0', '-7'],
+      ['1', '7000000'], // leading zeros after the point: a whole step of zero digits
+      ['1', '900000000000000'], // the largest divisor of the number path (one digit per step)
+      ['1', '900000000000001'], // the first past it (the BigInt path)
+      ['9007199254740991', '9007199254740990'],
+      ['0.000001', '9007199254740991'],
+      [`9${'9'.repeat(59)}`, '1.0000000000000000000000000000000000000000000000000000000000001'],
+      ['999999', '999999.5'], // 60 nines before the rounding digit: the carry adds a digit
     ];
     for (let i = 0; i < 2_000; i++) pairs.push([operand(), String(1 + int(999_999))]);
     // long operands on both sides: quotients of 61 digits before rounding, divisors longer than the dividend
