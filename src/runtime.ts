@@ -19,8 +19,10 @@
  *  - always: the /v1/jobs router and its OpenAPI paths, GET /metrics, and runners instrumented for metrics
  *    (chunk durations, rows and students processed).
  *
- * The Redis side (queue-runner.ts, redis-job-store.ts, connection.ts and through them bullmq and ioredis) is
- * imported only when REDIS_URL is set, so a service without Redis does not load those libraries.
+ * Redis: with REDIS_URL the process's connections come from src/redis.ts (redisFromConfig), made here once and
+ * handed to the queue runner, the job store, the token store and the rate counters; closed last. The Redis side
+ * (redis.ts, queue-runner.ts, redis-job-store.ts and through them bullmq and ioredis) is imported only when
+ * REDIS_URL is set, so a service without Redis does not load those libraries.
  */
 import type { RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
@@ -40,12 +42,12 @@ import { adminRouter, opsRouter } from './api/ops-route.ts';
 import { runBulk } from './bulk/pipeline.ts';
 import { instrumentRunner } from './bulk/runners/instrumented.ts';
 import { setGaugeSources } from './metrics.ts';
-import { redactText, redactUrl, urlSecrets } from './redact.ts';
 import { AsyncJobs } from './jobs/async-jobs.ts';
 import { jobsStoreReadiness } from './jobs/store-readiness.ts';
 import { MemoryJobStore } from './jobs/job-store.ts';
 import type { JobStore } from './jobs/job-store.ts';
 import type { QueueRunner } from './queue/queue-runner.ts';
+import type { RedisConnections } from './redis.ts';
 import { createAccessControl } from './api/access-control.ts';
 import { jobsAccessRouter, withJobsAccessPaths } from './api/jobs-access.ts';
 
@@ -72,7 +74,9 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   });
   // Jobs and queue (createQueueParts below): with REDIS_URL, `large` is the BullMQ queue runner (the pool is its
   // fallback) and a Redis readiness check is added; always the /v1/jobs, /metrics (and /admin/queues) routers.
-  const queueParts = await createQueueParts(config, logger, { small, pool });
+  // The process's Redis, or none: the one decision, made here for every part below.
+  const redis = config.REDIS_URL ? (await import('./redis.ts')).redisFromConfig(config) : undefined;
+  const queueParts = await createQueueParts(config, logger, { small, pool }, redis);
   const large: ChunkRunner = queueParts.large;
 
   const readiness: ReadinessCheck[] = [
@@ -88,7 +92,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
 
   const ctx: AppContext = { config, logger, runners: { small: queueParts.small, large }, readiness };
   const routers: Router[] = [bulkRouter(ctx), ...queueParts.routers];
-  const access = createAccessControl(config, logger, queueParts.queue?.redis);
+  const access = createAccessControl(config, logger, redis);
 
   logger.info({ bulkThreads: pool.threads, largeRunner: large.kind }, 'runtime: bulk runners ready');
 
@@ -106,6 +110,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
         await large.close();
         await pool.close();
         await small.close();
+        await redis?.close();
       })();
       return closing;
     },
@@ -137,31 +142,31 @@ async function createQueueParts(
   config: Config,
   logger: Logger,
   local: { small: ChunkRunner; pool: ChunkRunner },
+  redis: RedisConnections | undefined,
 ): Promise<QueueParts> {
   const small = instrumentRunner(local.small);
   let queue: QueueRunner | undefined;
   let store: JobStore;
   const readiness: ReadinessCheck[] = [];
 
-  if (config.REDIS_URL) {
+  if (redis) {
     const [{ createQueueRunner }, { RedisJobStore }] = await Promise.all([
       import('./queue/queue-runner.ts'),
       import('./jobs/redis-job-store.ts'),
     ]);
-    const secrets = urlSecrets(config.REDIS_URL);
-    queue = createQueueRunner({ config, logger, fallback: local.pool });
+    queue = createQueueRunner({ config, logger, fallback: local.pool, redis });
     const q = queue;
     const check = await q.check();
-    const where = { redis: redactUrl(config.REDIS_URL), prefix: config.REDIS_PREFIX };
+    const where = { redis: redis.where, prefix: redis.prefix };
     if (check.ok) {
       logger.info(
-        { ...where, detail: redactText(check.detail, secrets) },
+        { ...where, detail: redis.redact(check.detail) },
         'queue: bulk chunks go through Redis (BullMQ queue calc)',
       );
     } else {
       logger.error(
         { ...where, fallback: config.BULK_QUEUE_FALLBACK },
-        `queue: Redis is not usable: ${redactText(check.detail, secrets)}. /readyz reports not ready; bulk chunks run on the local ` +
+        `queue: Redis is not usable: ${redis.redact(check.detail)}. /readyz reports not ready; bulk chunks run on the local ` +
           `pool while it lasts (BULK_QUEUE_FALLBACK=${config.BULK_QUEUE_FALLBACK}).`,
       );
     }
@@ -173,7 +178,7 @@ async function createQueueParts(
         return { ok: c.ok, detail: c.state };
       },
     });
-    store = new RedisJobStore(q.redis, config.REDIS_PREFIX, config.JOB_TTL_SECONDS, config.JOBS_MAX_REDIS_BYTES);
+    store = new RedisJobStore(redis.shared(), redis.prefix, config.JOB_TTL_SECONDS, config.JOBS_MAX_REDIS_BYTES);
   } else {
     store = new MemoryJobStore(config.JOB_TTL_SECONDS, {
       dir: config.JOBS_DIR,

@@ -23,8 +23,8 @@ import { createPoolRunner } from '../src/bulk/runners/pool.ts';
 import { ConfigError, deprecationWarnings, loadConfig } from '../src/config.ts';
 import { createServiceLogger, exitOnFatalError, type ServiceLogger } from '../src/logger.ts';
 import { startChunkWorker } from '../src/queue/chunk-worker.ts';
-import { redactText, redactUrl, urlSecrets } from '../src/redact.ts';
-import { checkRedisServer, createRedis, producerOptions, waitReady } from '../src/queue/connection.ts';
+import { redactText, urlSecrets } from '../src/redact.ts';
+import { redisFromConfig } from '../src/redis.ts';
 import { workerTuning } from '../src/queue/settings.ts';
 
 /** Written asynchronously (src/logger.ts); flushed before every exit. */
@@ -46,34 +46,29 @@ async function main(): Promise<number> {
   exitOnFatalError(log);
   const logger = log.logger;
   for (const warning of deprecationWarnings(process.env)) logger.warn(warning);
-  if (!config.REDIS_URL) {
+  // The process's Redis (src/redis.ts): the start-up check runs on its shared connection, the worker takes a
+  // blocking one of its own; all are closed before the process exits.
+  const redis = redisFromConfig(config, 'sor-worker-check');
+  if (!redis) {
     logger.fatal('REDIS_URL is not set: the queue worker pulls chunk jobs from Redis and cannot run without it.');
     return 2;
   }
 
   // Wait for Redis, then check it is a Redis we can trust with jobs.
-  const probe = createRedis(config.REDIS_URL, producerOptions({ connectionName: 'sor-worker-check' }));
-  probe.on('error', () => undefined);
-  await waitReady(probe, 5000).catch(() => undefined);
-  let check = await checkRedisServer(probe);
+  redis.shared().on('error', () => undefined);
+  let check = await redis.check(5000);
   let waitedLog = 0;
-  while (!check.ok && /unreachable/i.test(check.detail)) {
+  while (!check.ok && check.state === 'unreachable') {
     if (Date.now() - waitedLog > 5000) {
-      logger.warn(
-        { redis: redactUrl(config.REDIS_URL), detail: redactText(check.detail, urlSecrets(config.REDIS_URL)) },
-        'worker: waiting for Redis',
-      );
+      logger.warn({ redis: redis.where, detail: redis.redact(check.detail) }, 'worker: waiting for Redis');
       waitedLog = Date.now();
     }
     await new Promise((r) => setTimeout(r, 500));
-    check = await checkRedisServer(probe);
+    check = await redis.check(500);
   }
-  probe.disconnect();
   if (!check.ok) {
-    logger.fatal(
-      { redis: redactUrl(config.REDIS_URL) },
-      `worker: refusing to start: ${redactText(check.detail, urlSecrets(config.REDIS_URL))}`,
-    );
+    await redis.close();
+    logger.fatal({ redis: redis.where }, `worker: refusing to start: ${redis.redact(check.detail)}`);
     return 1;
   }
   logger.info({ redisVersion: check.version, maxmemoryPolicy: check.maxmemoryPolicy }, 'worker: Redis checked');
@@ -85,6 +80,7 @@ async function main(): Promise<number> {
   const worker = startChunkWorker({
     config,
     logger,
+    redis,
     runner,
     concurrency: Math.max(1, threads) + tuning.prefetch,
     tuning,
@@ -127,6 +123,7 @@ async function main(): Promise<number> {
       worker
         .close()
         .then(() => runner.close())
+        .then(() => redis.close())
         .then(
           () => resolve(0),
           (err: unknown) => {

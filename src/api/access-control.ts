@@ -5,11 +5,12 @@
  *                       limiter per token (the token's rate, else RATE_LIMIT);
  *   AUTH_MODE=off       the rate limiter per client address when RATE_LIMIT is set; nothing otherwise.
  * Counters live in Redis with REDIS_URL (`${REDIS_PREFIX}:rl:<window>:<token id or ip:address>`), else in memory.
+ * The Redis, when there is one, is the process's (src/redis.ts): tokens and counters use its shared connection.
  */
 import type { RequestHandler } from 'express';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import type { RedisConnections } from '../redis.ts';
 import { MemoryCostStore, RedisCostStore, type CostStore } from '../auth/cost-stores.ts';
 import { parseRate, type RateWindow } from '../auth/rate.ts';
 import { FileTokenStore, RedisTokenStore, type TokenStore } from '../auth/token-store.ts';
@@ -22,12 +23,12 @@ export interface AccessControl {
   close(): Promise<void>;
 }
 
-/** The token store of this configuration: Redis (on `redis`) with REDIS_URL, the token file otherwise. */
-export function tokenStoreFor(config: Config, redis?: Redis): TokenStore {
-  return redis ? new RedisTokenStore(redis, config.REDIS_PREFIX) : new FileTokenStore(config.AUTH_TOKENS_FILE);
+/** The token store of this configuration: in the process's Redis when there is one, the token file otherwise. */
+export function tokenStoreFor(config: Config, redis: RedisConnections | undefined): TokenStore {
+  return redis ? new RedisTokenStore(redis.shared(), redis.prefix) : new FileTokenStore(config.AUTH_TOKENS_FILE);
 }
 
-export function createAccessControl(config: Config, logger: Logger, redis?: Redis): AccessControl {
+export function createAccessControl(config: Config, logger: Logger, redis?: RedisConnections): AccessControl {
   const required = config.AUTH_MODE === 'required';
   const defaultRate = config.RATE_LIMIT === undefined ? undefined : parseRate(config.RATE_LIMIT);
   const guards: RequestHandler[] = [];
@@ -46,8 +47,9 @@ export function createAccessControl(config: Config, logger: Logger, redis?: Redi
         drainMaxBytes: config.BULK_DRAIN_MAX_BYTES,
         logger: logger.child({ component: 'rate-limit' }),
         storeFor: (window: RateWindow) => {
-          const prefix = `${config.REDIS_PREFIX}:rl:${window}:`;
-          const store = redis ? new RedisCostStore(redis, prefix) : new MemoryCostStore(prefix);
+          const store = redis
+            ? new RedisCostStore(redis.shared(), `${redis.prefix}:rl:${window}:`)
+            : new MemoryCostStore(`${config.REDIS_PREFIX}:rl:${window}:`);
           stores.push(store);
           return store;
         },

@@ -9,12 +9,12 @@
  *   sor token revoke ID the token answers revoked_token (403) from then on (file store: within a second)
  */
 import { parseArgs } from 'node:util';
-import type { Redis } from 'ioredis';
 import { loadConfig, type Config } from '../config.ts';
 import { generateToken, generateTokenId, TOKEN_ID_PATTERN, tokenHash } from '../auth/token.ts';
 import { parseRate, formatRate } from '../auth/rate.ts';
-import { FileTokenStore, RedisTokenStore, type TokenRecord, type TokenStore } from '../auth/token-store.ts';
-import { createRedis, producerOptions, waitReady } from '../queue/connection.ts';
+import type { TokenRecord, TokenStore } from '../auth/token-store.ts';
+import { tokenStoreFor } from '../api/access-control.ts';
+import { redisFromConfig, waitReady, type RedisConnections } from '../redis.ts';
 import { EXIT_FAILURE, EXIT_OK } from './exit-codes.ts';
 import { UsageError, type CliIo } from './io.ts';
 
@@ -34,17 +34,20 @@ function stateOf(t: TokenRecord, now: number): string {
   return 'active';
 }
 
-async function openStore(config: Config): Promise<{ store: TokenStore; redis?: Redis }> {
-  if (!config.REDIS_URL) return { store: new FileTokenStore(config.AUTH_TOKENS_FILE) };
-  const redis = createRedis(config.REDIS_URL, producerOptions({ enableOfflineQueue: true }));
-  redis.on('error', () => undefined); // reported by waitReady / the command that fails
-  try {
-    await waitReady(redis, 5000);
-  } catch (err) {
-    redis.disconnect();
-    throw err;
+/** The service's own token store (the same decision as the API's), its Redis connected first when it has one. */
+async function openStore(config: Config): Promise<{ store: TokenStore; redis?: RedisConnections }> {
+  const redis = redisFromConfig(config, 'sor-cli');
+  if (redis) {
+    const client = redis.shared();
+    client.on('error', () => undefined); // reported by waitReady / the command that fails
+    try {
+      await waitReady(client, 5000);
+    } catch (err) {
+      await redis.close();
+      throw err;
+    }
   }
-  return { store: new RedisTokenStore(redis, config.REDIS_PREFIX), redis };
+  return { store: tokenStoreFor(config, redis), redis };
 }
 
 export async function tokenCommand(args: string[], io: CliIo): Promise<number> {
@@ -115,6 +118,6 @@ export async function tokenCommand(args: string[], io: CliIo): Promise<number> {
     return EXIT_OK;
   } finally {
     await store.close();
-    if (redis) await redis.quit().catch(() => redis.disconnect());
+    await redis?.close();
   }
 }

@@ -8,7 +8,6 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { isCheckSummary } from '../bulk/shadow-summary.ts';
 import type { ChunkCounts } from './chunk-signing.ts';
-import { blockingOptions, createRedis } from './connection.ts';
 import { QUEUE_NAME } from './settings.ts';
 
 /**
@@ -59,8 +58,8 @@ function isChunkJobReturn(v: unknown): v is ChunkJobReturn {
 export interface ChunkCompletionsOptions {
   /** The producer's connection: reads the stream's last entry id before the reader starts. */
   producer: Redis;
-  /** Where the reader's own blocking connection goes. */
-  url: string;
+  /** Makes the reader's own blocking connection (src/redis.ts `blocking`). */
+  connect(): Redis;
   prefix: string;
   logger: Logger;
 }
@@ -89,11 +88,11 @@ export class ChunkCompletions {
   }
 
   async #open(): Promise<QueueEvents> {
-    const { producer, url, prefix, logger } = this.#opts;
+    const { producer, prefix, logger } = this.#opts;
     const streamKey = `${prefix}:${QUEUE_NAME}:events`;
     const last = (await producer.xrevrange(streamKey, '+', '-', 'COUNT', 1)) as [string, string[]][];
     const lastEventId = last[0]?.[0] ?? '0-0';
-    this.#connection = createRedis(url, blockingOptions({ connectionName: 'sor-api-events' }));
+    this.#connection = this.#opts.connect();
     this.#connection.on('error', (err: Error) => logger.debug({ err: err.message }, 'queue: events connection error'));
     const qe = new QueueEvents(QUEUE_NAME, { connection: this.#connection, prefix, lastEventId, autorun: true });
     qe.on('error', (err: Error) => logger.debug({ err: err.message }, 'queue: events reader error'));

@@ -24,10 +24,9 @@ import type { Logger } from 'pino';
 import type { ChunkRunner } from '../bulk/runner.ts';
 import type { Config } from '../config.ts';
 import { metrics } from '../metrics.ts';
-import { redactUrl } from '../redact.ts';
 import { ChunkSigner, isChunkJobData } from './chunk-signing.ts';
 import type { ChunkCounts, ChunkJobData } from './chunk-signing.ts';
-import { blockingOptions, createRedis } from './connection.ts';
+import { redisFromConfig, type RedisConnections } from '../redis.ts';
 import { RawSetWriter } from './raw-set.ts';
 import type { ChunkJobReturn } from './chunk-completions.ts';
 import { payloadText } from '../bulk/chunk-payload.ts';
@@ -46,6 +45,11 @@ export interface ChunkWorkerOptions {
   name?: string;
   /** Milliseconds between progress log lines while jobs flow (default 10 s). */
   progressEveryMs?: number;
+  /**
+   * The process's Redis (src/redis.ts): the worker takes one blocking connection from it, for BullMQ and for
+   * reading payloads and storing outputs. Unset: made from the config for this worker alone, closed with it.
+   */
+  redis?: RedisConnections;
 }
 
 export interface ChunkWorkerStats {
@@ -114,16 +118,17 @@ class SharedPayloads {
 
 export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
   const { config, runner } = options;
-  const url = config.REDIS_URL;
-  if (!url) throw new Error('the queue worker needs REDIS_URL');
+  const ownRedis = options.redis === undefined;
+  const redis = options.redis ?? redisFromConfig(config);
+  if (!redis) throw new Error('the queue worker needs REDIS_URL');
   const logger = options.logger.child({ component: 'queue-worker' });
   const tuning = options.tuning ?? DEFAULT_WORKER_TUNING;
-  const prefix = config.REDIS_PREFIX;
+  const prefix = redis.prefix;
   if (!config.QUEUE_SIGNING_KEY) throw new Error('the queue worker needs QUEUE_SIGNING_KEY');
   const signer = new ChunkSigner(config.QUEUE_SIGNING_KEY);
   const stats: ChunkWorkerStats = { chunks: 0, students: 0, rows: 0, failed: 0 };
 
-  const connection: Redis = createRedis(url, blockingOptions({ connectionName: 'sor-worker' }));
+  const connection: Redis = redis.blocking('sor-worker');
   connection.on('error', (err: Error) => logger.debug({ err: err.message }, 'worker: Redis connection error'));
 
   const payloads = new SharedPayloads();
@@ -236,7 +241,7 @@ export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
   progressTimer.unref();
 
   logger.info(
-    { redis: redactUrl(url), prefix, queue: QUEUE_NAME, concurrency: options.concurrency, ...tuning },
+    { redis: redis.where, prefix, queue: QUEUE_NAME, concurrency: options.concurrency, ...tuning },
     'worker: started',
   );
 
@@ -250,6 +255,7 @@ export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
         clearInterval(progressTimer);
         await worker.close(force).catch((err: Error) => logger.warn({ err: err.message }, 'worker: close failed'));
         await connection.quit().catch(() => connection.disconnect());
+        if (ownRedis) await redis.close();
         logger.info({ ...stats }, 'worker: stopped');
       })();
       return closing;

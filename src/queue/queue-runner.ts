@@ -23,10 +23,8 @@ import type { Logger } from 'pino';
 import type { ChunkOutput, ChunkRunner, ChunkTask } from '../bulk/runner.ts';
 import type { Config } from '../config.ts';
 import { metrics } from '../metrics.ts';
-import { redactUrl } from '../redact.ts';
 import { ChunkSigner } from './chunk-signing.ts';
-import { checkRedisServer, createRedis, producerOptions, waitReady } from './connection.ts';
-import type { RedisCheck } from './connection.ts';
+import { redisFromConfig, waitReady, type RedisCheck, type RedisConnections } from '../redis.ts';
 import {
   CHUNK_ATTEMPTS,
   CHUNK_BACKOFF_MS,
@@ -52,8 +50,6 @@ export interface QueueRunner extends ChunkRunner {
   counts(): Promise<Record<string, number>>;
   /** The producer-side BullMQ queue (bull-board reads it). */
   readonly queue: Queue;
-  /** The producer's connection (fail-fast); the Redis job store shares it. */
-  readonly redis: Redis;
 }
 
 export interface QueueRunnerOptions {
@@ -61,8 +57,11 @@ export interface QueueRunnerOptions {
   logger: Logger;
   /** The local pool: runs chunks the queue cannot take when BULK_QUEUE_FALLBACK=local. Not closed by us. */
   fallback: ChunkRunner;
-  /** Defaults to config.REDIS_URL. */
-  redisUrl?: string;
+  /**
+   * The process's Redis (src/redis.ts): the runner adds jobs on its shared connection and reads completions on
+   * a blocking one of its own. Unset: made from the config for this runner alone, and closed with it.
+   */
+  redis?: RedisConnections;
   /** How long queue.add may take before the chunk counts as not queued. */
   enqueueTimeoutMs?: number;
 }
@@ -83,21 +82,22 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
 
 export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
   const { config, fallback } = options;
-  const maybeUrl = options.redisUrl ?? config.REDIS_URL;
-  if (!maybeUrl) throw new Error('createQueueRunner needs REDIS_URL');
-  const url: string = maybeUrl;
+  const ownRedis = options.redis === undefined;
+  const maybeRedis = options.redis ?? redisFromConfig(config);
+  if (!maybeRedis) throw new Error('createQueueRunner needs REDIS_URL');
+  const redis: RedisConnections = maybeRedis;
   const logger = options.logger.child({ component: 'queue-runner' });
-  const prefix = config.REDIS_PREFIX;
+  const prefix = redis.prefix;
   const enqueueTimeoutMs = options.enqueueTimeoutMs ?? 5000;
   if (!config.QUEUE_SIGNING_KEY) throw new Error('createQueueRunner needs QUEUE_SIGNING_KEY');
   const signer = new ChunkSigner(config.QUEUE_SIGNING_KEY);
   const payloadTtl = payloadTtlSeconds(config);
 
-  const producer = createRedis(url, producerOptions({ connectionName: 'sor-api-producer' }));
+  const producer: Redis = redis.shared();
   let wasReady = false;
   producer.on('ready', () => {
     wasReady = true;
-    logger.info({ redis: redactUrl(url) }, 'queue: connected to Redis');
+    logger.info({ redis: redis.where }, 'queue: connected to Redis');
   });
   let connectFailed = false;
   producer.on('error', (err: Error) => {
@@ -109,7 +109,7 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
     if (closing) return;
     if (wasReady) {
       wasReady = false;
-      logger.warn({ redis: redactUrl(url) }, 'queue: lost the Redis connection; new chunks run on the local pool');
+      logger.warn({ redis: redis.where }, 'queue: lost the Redis connection; new chunks run on the local pool');
     }
     // Chunks waiting for a completion event may never hear of it: run them elsewhere now, not at the timeout.
     completions.failAll('connection_lost', 'the Redis connection was lost while the chunk was queued');
@@ -127,7 +127,12 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
   });
   queue.on('error', (err: Error) => logger.debug({ err: err.message }, 'queue: producer queue error'));
 
-  const completions = new ChunkCompletions({ producer, url, prefix, logger });
+  const completions = new ChunkCompletions({
+    producer,
+    connect: () => redis.blocking('sor-api-events'),
+    prefix,
+    logger,
+  });
   let closing = false;
 
   let lastFallbackLog = 0;
@@ -309,18 +314,8 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
   const runner: QueueRunner = {
     kind: 'queue',
     queue,
-    redis: producer,
     run,
-    async check(): Promise<RedisCheck> {
-      if (producer.status !== 'ready') {
-        try {
-          await waitReady(producer, 1000, true);
-        } catch (err) {
-          return { ok: false, state: 'unreachable', detail: `Redis is unreachable: ${(err as Error).message}` };
-        }
-      }
-      return checkRedisServer(producer);
-    },
+    check: () => redis.check(),
     async counts(): Promise<Record<string, number>> {
       if (producer.status !== 'ready') throw new Error('Redis is unreachable');
       return queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'paused', 'failed');
@@ -330,8 +325,8 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
       closing = true;
       await completions.close();
       if (producer.status === 'ready') {
+        // The queue leaves the shared connection open: its owner (or ownRedis below) ends it.
         await queue.close().catch(() => undefined);
-        await producer.quit().catch(() => producer.disconnect());
       } else {
         // Never connected (or lost): end the connection first, so BullMQ's pending start-up settles while the
         // queue still listens for its errors, then close the queue.
@@ -346,6 +341,7 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
         await ended;
         await queue.close().catch(() => undefined);
       }
+      if (ownRedis) await redis.close();
     },
   };
   return runner;

@@ -25,7 +25,8 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
  *  - domain: the pure calculation; imports nothing of the service.
  *  - schema: request/response schemas and decimal parsing, over the domain's types; config beside it, which
  *    validates SOR_POLICY against the domain's policy table (src/domain/policy.ts) at start-up.
- *  - bulk: CSV reading/writing, the pipeline and its runners (inline, pool), over schema and domain.
+ *  - bulk: CSV reading/writing, the pipeline and its runners (inline, pool), over schema and domain; redis beside
+ *    it: the one place that makes the process's Redis connections from the Config, for queue, jobs and auth.
  *  - queue | jobs: the BullMQ transport (a ChunkRunner) and the async-jobs service (stores, spool, results),
  *    both built on bulk; neither needs the other (the runtime hands the queue runner to the jobs service).
  *  - auth: access tokens (format, hash, stores), rate windows and counters; no Express, beside jobs and queue.
@@ -39,7 +40,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['errors', 'error-codes', 'error-template', 'logger', 'redact', 'log-tag', 'metrics'],
   ['domain'],
   ['schema', 'config'],
-  ['bulk'],
+  ['bulk', 'redis'],
   ['queue', 'jobs', 'auth'],
   ['api'],
   ['runtime', 'cli'],

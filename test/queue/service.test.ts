@@ -14,7 +14,7 @@ import type { ChunkOutput, ChunkRunner, ChunkTask } from '../../src/bulk/runner.
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import { createPoolRunner } from '../../src/bulk/runners/pool.ts';
 import type { PoolRunner } from '../../src/bulk/runners/pool.ts';
-import { checkRedisServer } from '../../src/queue/connection.ts';
+import { checkRedisServer } from '../../src/redis.ts';
 import { createQueueRunner } from '../../src/queue/queue-runner.ts';
 import { QUEUE_NAME } from '../../src/queue/settings.ts';
 import { killAll, spawnNode, startWorker } from '../support/processes.ts';

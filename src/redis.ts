@@ -1,12 +1,22 @@
 /**
- * Redis connections of the queue, with the discipline BullMQ needs:
- *  - workers and QueueEvents (blocking readers) retry forever: maxRetriesPerRequest null;
- *  - the API's producer fails fast: no offline queue, one retry per request, so a chunk that cannot be queued
- *    falls back to the local pool at once instead of hanging the request.
+ * The one place that decides Redis. From the Config (REDIS_URL, REDIS_PREFIX) `redisFromConfig` makes the
+ * process's connections and owns them: the queue (src/queue/), the job store (src/jobs/redis-job-store.ts), the
+ * token store and the rate-limit counters (src/auth/, src/api/access-control.ts) take theirs from it, in the API
+ * (src/runtime.ts), the queue worker (workers/queue.worker.ts) and `sor token` alike. Without REDIS_URL there is
+ * no Redis at all (undefined): each of those uses its in-process or file store instead.
+ *
+ * Connections, with the discipline BullMQ needs:
+ *  - `shared()`: the one command connection. Fails fast (no offline queue, one retry per command), so a chunk that
+ *    cannot be queued falls back to the local pool at once and a request never hangs on Redis;
+ *  - `blocking(name)`: a connection of its own for a blocking reader (a BullMQ Worker, QueueEvents) that retries
+ *    forever (maxRetriesPerRequest null) and survives Redis restarts;
+ *  - `close()`: ends every connection made here.
  * Also the start-up / readiness check of the Redis server itself (version, eviction policy).
  */
 import { Redis } from 'ioredis';
 import type { RedisOptions } from 'ioredis';
+import type { Config } from './config.ts';
+import { redactText, redactUrl, urlSecrets } from './redact.ts';
 
 /** BullMQ 5 needs Redis >= 5; we ask for 6.2 (the oldest Redis line still maintained, and what BullMQ tests). */
 export const MIN_REDIS_VERSION = '6.2.0';
@@ -29,10 +39,6 @@ export function producerOptions(extra: RedisOptions = {}): RedisOptions {
     retryStrategy: reconnect,
     ...extra,
   };
-}
-
-export function createRedis(url: string, options: RedisOptions): Redis {
-  return new Redis(url, options);
 }
 
 /**
@@ -138,5 +144,76 @@ export async function checkRedisServer(client: Redis): Promise<RedisCheck> {
   };
 }
 
-/** Kept here for existing importers; the one redaction lives in src/redact.ts. */
-export { redactUrl } from '../redact.ts';
+/** The Redis connections of one process, and the key prefix of everything the service keeps there. */
+export interface RedisConnections {
+  /** REDIS_PREFIX: every key of the service (queue, jobs, tokens, rate counters) starts with it and `:`. */
+  readonly prefix: string;
+  /** The URL with its password hidden, for logs. */
+  readonly where: string;
+  /** `text` (an error's message) with the URL and its user and password hidden, for logs. */
+  redact(text: string): string;
+  /** The shared fail-fast command connection (made on first use). */
+  shared(): Redis;
+  /** A new connection that retries forever, for one blocking reader; `name` is its CLIENT SETNAME. */
+  blocking(name: string): Redis;
+  /** The server check (reachable, version, noeviction) over the shared connection, waiting up to `waitMs`. */
+  check(waitMs?: number): Promise<RedisCheck>;
+  /** Ends every connection made here (QUIT when ready, else a disconnect). Idempotent. */
+  close(): Promise<void>;
+}
+
+/** The process's Redis, from REDIS_URL and REDIS_PREFIX; undefined without REDIS_URL. */
+export function redisFromConfig(
+  config: Pick<Config, 'REDIS_URL' | 'REDIS_PREFIX'>,
+  sharedName = 'sor-api-producer',
+): RedisConnections | undefined {
+  const url = config.REDIS_URL;
+  if (!url) return undefined;
+  const secrets = urlSecrets(url);
+  const made: Redis[] = [];
+  let shared: Redis | undefined;
+  let closing: Promise<void> | undefined;
+  const make = (options: RedisOptions): Redis => {
+    if (closing) throw new Error('the Redis connections are closed');
+    const client = new Redis(url, options);
+    made.push(client);
+    return client;
+  };
+  return {
+    prefix: config.REDIS_PREFIX,
+    where: redactUrl(url),
+    redact: (text: string) => redactText(text, secrets),
+    shared() {
+      shared ??= make(producerOptions({ connectionName: sharedName }));
+      return shared;
+    },
+    blocking(name: string) {
+      return make(blockingOptions({ connectionName: name }));
+    },
+    async check(waitMs = 1000) {
+      const client = this.shared();
+      if (client.status !== 'ready') {
+        try {
+          await waitReady(client, waitMs, true);
+        } catch (err) {
+          return { ok: false, state: 'unreachable', detail: `Redis is unreachable: ${(err as Error).message}` };
+        }
+      }
+      return checkRedisServer(client);
+    },
+    close() {
+      closing ??= Promise.all(made.map(end)).then(() => undefined);
+      return closing;
+    },
+  };
+}
+
+/** Ends one connection: QUIT lets a ready one finish its replies; one not connected is dropped at once. */
+async function end(client: Redis): Promise<void> {
+  if (client.status === 'end') return;
+  if (client.status === 'ready') {
+    await client.quit().catch(() => client.disconnect());
+    return;
+  }
+  client.disconnect();
+}
