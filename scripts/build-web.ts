@@ -7,9 +7,10 @@
  *   dist/web/manifest.json                      {version, source_hash, files: {name: bytes}}
  *
  * One asset is written by this script rather than compiled: `service-tables.js`, the service's own tables the
- * page shows (the school-policy options of src/domain/policy.ts, the health-professions programs and the months of
- * src/domain/health-professions.ts, what each shadow-check reason means from src/domain/check-reasons.ts), taken
- * from the domain at build time so the page never keeps a copy of them.
+ * page shows (the school-policy options of src/domain/policy.ts, the health-professions programs of
+ * src/domain/health-professions.ts, what each shadow-check reason means from src/domain/check-reasons.ts, and the
+ * form's fields from the request-field table, src/schema/fields.ts), taken at build time so the page never keeps a
+ * copy of them.
  * Its shape is declared for the page's TypeScript in src/web/service-tables.d.ts.
  *
  * The TypeScript is compiled for the browser by `tsc -p tsconfig.web.json` (DOM lib, ES modules, no bundler).
@@ -24,13 +25,9 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { POLICY_OPTIONS } from '../src/domain/policy.ts';
-import {
-  ACADEMIC_YEAR_MONTHS_DEFAULT,
-  ACADEMIC_YEAR_MONTHS_MAX,
-  ACADEMIC_YEAR_MONTHS_MIN,
-  HEALTH_PROFESSIONS_TABLE,
-} from '../src/domain/health-professions.ts';
+import { HEALTH_PROFESSIONS_TABLE } from '../src/domain/health-professions.ts';
 import { CHECK_REASON_TEXT } from '../src/domain/check-reasons.ts';
+import { REQUEST_FIELDS } from '../src/schema/fields.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SRC = join(ROOT, 'src', 'web');
@@ -41,8 +38,9 @@ const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 /** The documents: each placeholder `%ASSETS%` becomes `/assets/<version>`. */
 const DOCUMENTS = ['index.html', 'docs.html'];
 const STYLES = ['page.css'];
-/** service-tables.js is made from the domain: every file of src/domain is part of the source hash. */
+/** service-tables.js is made from the domain and the request-field table: their files are part of the source hash. */
 const DOMAIN = join(ROOT, 'src', 'domain');
+const SCHEMA = join(ROOT, 'src', 'schema');
 
 export interface WebManifest {
   version: string;
@@ -66,6 +64,10 @@ export function sourceHash(): string {
       .filter((name) => name.endsWith('.ts'))
       .sort()
       .map((name) => join(DOMAIN, name)),
+    ...readdirSync(SCHEMA)
+      .filter((name) => name.endsWith('.ts'))
+      .sort()
+      .map((name) => join(SCHEMA, name)),
   );
   files.push(join(ROOT, 'tsconfig.web.json'), fileURLToPath(import.meta.url));
   return sha256(files.flatMap((file) => [file.slice(ROOT.length), readFileSync(file)]));
@@ -90,17 +92,29 @@ export function serviceTablesModule(): string {
     nineMonths: Number(nineMonths),
     twelveMonths: Number(twelveMonths),
   }));
-  const months = {
-    min: ACADEMIC_YEAR_MONTHS_MIN,
-    max: ACADEMIC_YEAR_MONTHS_MAX,
-    default: ACADEMIC_YEAR_MONTHS_DEFAULT,
-  };
+  // The form's fields: every row of the request-field table the page shows, with what the form needs of it.
+  const fields = REQUEST_FIELDS.flatMap(({ name, level, type, presence, page }) =>
+    page === undefined
+      ? []
+      : [
+          {
+            name,
+            level,
+            kind: type.kind,
+            ...(type.kind === 'enum' ? { values: type.values } : {}),
+            ...(type.kind === 'integer' ? { min: type.min, max: type.max } : {}),
+            required: presence === 'required',
+            ...page,
+          },
+        ],
+  );
   const line = (name: string, value: unknown) => `export const ${name} = ${JSON.stringify(value)};\n`;
   return (
-    '// Written by scripts/build-web.ts from src/domain (policy.ts, health-professions.ts, check-reasons.ts).\n' +
+    '// Written by scripts/build-web.ts from src/domain (policy.ts, health-professions.ts, check-reasons.ts) and\n' +
+    '// src/schema/fields.ts (the request fields).\n' +
     line('POLICY_OPTIONS', policy) +
     line('HEALTH_PROFESSIONS', programs) +
-    line('ACADEMIC_YEAR_MONTHS', months) +
+    line('REQUEST_FIELDS', fields) +
     line('CHECK_REASON_TEXT', CHECK_REASON_TEXT)
   );
 }

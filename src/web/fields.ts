@@ -1,10 +1,10 @@
 /**
- * The fields of a CalculationRequest as the form shows them. Each input's `name` is the API field path
- * (`dependency_status`, `terms[1].credits_enrolled`), so an API field error finds its input by name, and the
- * help text under each field is the field's description in the OpenAPI document. The health professions programs
- * and the months come from the service's own table (service-tables.js, written from the domain at build time).
+ * The fields of a CalculationRequest as the form shows them, made from the service's request-field table
+ * (src/schema/fields.ts, through service-tables.js written at build time): labels, hints, choices and ranges. Each
+ * input's `name` is the API field path (`dependency_status`, `terms[1].credits_enrolled`), so an API field error
+ * finds its input by name, and the help text under each field is the field's description in the OpenAPI document.
  */
-import { ACADEMIC_YEAR_MONTHS, HEALTH_PROFESSIONS } from './service-tables.js';
+import { HEALTH_PROFESSIONS, REQUEST_FIELDS, type RequestFieldTable } from './service-tables.js';
 
 export type FieldKind = 'select' | 'decimal' | 'checkbox' | 'text';
 
@@ -37,99 +37,44 @@ export function programName(program: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-const PROGRAM_OPTIONS = HEALTH_PROFESSIONS.map(
-  (p) => [p.program, `${programName(p.program)} — table ${p.table}, +${dollars(p.nineMonths)} for 9 months`] as const,
-);
+/** An enum value's choice: a health professions program with its table and amount, any other value in words. */
+function optionText(value: string): string {
+  const program = HEALTH_PROFESSIONS.find((p) => p.program === value);
+  if (program === undefined) return programName(value);
+  return `${programName(value)} — table ${program.table}, +${dollars(program.nineMonths)} for 9 months`;
+}
 
-const MONTH_OPTIONS: (readonly [string, string])[] = [];
-for (let m = ACADEMIC_YEAR_MONTHS.min; m <= ACADEMIC_YEAR_MONTHS.max; m++) MONTH_OPTIONS.push([String(m), `${m}`]);
+const KIND: Readonly<Record<string, FieldKind>> = {
+  decimal: 'decimal',
+  boolean: 'checkbox',
+  label: 'text',
+  enum: 'select',
+  integer: 'select',
+  award_year: 'select',
+};
 
-export const STUDENT_FIELDS: readonly FieldDef[] = [
-  {
-    key: 'dependency_status',
-    label: 'Dependency status',
-    kind: 'select',
-    required: true,
-    options: [
-      ['dependent', 'Dependent'],
-      ['independent', 'Independent'],
-    ],
-  },
-  {
-    key: 'degree_level',
-    label: 'Degree level',
-    kind: 'select',
-    options: [
-      ['undergraduate', 'Undergraduate'],
-      ['graduate', 'Graduate'],
-      ['professional', 'Professional'],
-    ],
-  },
-  {
-    key: 'grade_level',
-    label: 'Grade level',
-    kind: 'select',
-    options: [
-      ['', '(none: graduate or professional)'],
-      ['first_year', 'First year'],
-      ['second_year', 'Second year'],
-      ['third_year_and_beyond', 'Third year and beyond'],
-    ],
-  },
-  {
-    key: 'academic_year_terms',
-    label: 'Terms in the academic year',
-    kind: 'select',
-    integer: true,
-    options: [
-      ['', '(the terms below are the whole year)'],
-      ['2', '2'],
-      ['3', '3'],
-      ['4', '4'],
-    ],
-  },
-  { key: 'subsidized_amount', label: 'Subsidized eligibility', kind: 'decimal', hint: 'dollars' },
-  { key: 'total_limit', label: 'Institutional total limit', kind: 'decimal', hint: 'dollars' },
-  { key: 'cost_of_attendance', label: 'Cost of attendance', kind: 'decimal', hint: 'dollars, net of other aid' },
-  { key: 'is_legacy_borrower', label: 'Legacy borrower (interim exception)', kind: 'checkbox' },
-  { key: 'plus_denied', label: 'PLUS loan denied', kind: 'checkbox' },
-  {
-    key: 'health_professions_program',
-    label: 'Health professions program',
-    kind: 'select',
-    legacyOnly: true,
-    hint: 'legacy graduate or professional only',
-    options: [['', '(none)'], ...PROGRAM_OPTIONS],
-  },
-  {
-    key: 'academic_year_months',
-    label: 'Months in the academic year',
-    kind: 'select',
-    integer: true,
-    legacyOnly: true,
-    hint: 'for the health professions increase',
-    options: [['', `(not given: ${ACADEMIC_YEAR_MONTHS.default})`], ...MONTH_OPTIONS],
-  },
-  { key: 'final_period_of_program', label: 'Final period of an undergraduate program', kind: 'checkbox' },
-  { key: 'academic_year_credits', label: 'Credits in the academic year', kind: 'decimal', hint: 'credits' },
-  {
-    key: 'award_year',
-    label: 'Award year',
-    kind: 'select',
-    enumFromApi: true,
-    options: [['', '(the current award year)']],
-  },
-];
+/** One row of the request-field table as the form's field. */
+function fieldDef(field: RequestFieldTable): FieldDef {
+  const kind = KIND[field.kind] ?? 'text';
+  const def: FieldDef = { key: field.name, label: field.label, kind };
+  if (field.required) def.required = true;
+  if (field.hint !== undefined) def.hint = field.hint;
+  if (field.legacyOnly) def.legacyOnly = true;
+  if (kind !== 'select') return def;
+  const options: [string, string][] = field.empty === undefined ? [] : [['', field.empty]];
+  if (field.kind === 'enum') for (const v of field.values ?? []) options.push([v, optionText(v)]);
+  if (field.kind === 'integer') {
+    def.integer = true;
+    for (let n = field.min ?? 0; n <= (field.max ?? -1); n++) options.push([String(n), String(n)]);
+  }
+  if (field.kind === 'award_year') def.enumFromApi = true;
+  def.options = options;
+  return def;
+}
 
-export const TERM_FIELDS: readonly FieldDef[] = [
-  { key: 'label', label: 'Term name', kind: 'text', required: true, hint: 'e.g. Fall' },
-  { key: 'full_time_credits', label: 'Full-time credits', kind: 'decimal', required: true, hint: 'credits' },
-  { key: 'credits_enrolled', label: 'Credits enrolled', kind: 'decimal', required: true, hint: 'credits' },
-  { key: 'actual_final_credits', label: 'Final credits, if known', kind: 'decimal', hint: 'credits' },
-  { key: 'prior_disbursement_sub', label: 'Subsidized already paid', kind: 'decimal', hint: 'dollars' },
-  { key: 'prior_disbursement_unsub', label: 'Unsubsidized already paid', kind: 'decimal', hint: 'dollars' },
-  { key: 'prior_disbursement_grad_plus', label: 'Grad PLUS already paid', kind: 'decimal', hint: 'dollars' },
-];
+/** The student's fields, in the request's order (the terms have their own section, the policy its own). */
+export const STUDENT_FIELDS: readonly FieldDef[] = REQUEST_FIELDS.filter((f) => f.level === 'student').map(fieldDef);
+export const TERM_FIELDS: readonly FieldDef[] = REQUEST_FIELDS.filter((f) => f.level === 'term').map(fieldDef);
 
 export const MAX_TERMS = 4;
 

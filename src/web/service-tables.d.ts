@@ -27,9 +27,31 @@ export interface HealthProfessionsTable {
   readonly twelveMonths: number;
 }
 
+/** One field of the request as the form shows it (a row of src/schema/fields.ts with a `page` entry). */
+export interface RequestFieldTable {
+  /** The request field (for a term field, the name within the term). */
+  readonly name: string;
+  readonly level: 'student' | 'term';
+  /** The table's type kind: decimal, enum, integer, boolean, label or award_year. */
+  readonly kind: string;
+  /** An enum's values, in order. */
+  readonly values?: readonly string[];
+  /** An integer's range. */
+  readonly min?: number;
+  readonly max?: number;
+  readonly required: boolean;
+  readonly label: string;
+  /** A hint beside the label (units, examples). */
+  readonly hint?: string;
+  /** The text of a select's empty choice, which leaves the field out of the request. */
+  readonly empty?: string;
+  /** Counts only for a legacy graduate or professional student. */
+  readonly legacyOnly?: boolean;
+}
+
 export declare const POLICY_OPTIONS: readonly PolicyOptionTable[];
 export declare const HEALTH_PROFESSIONS: readonly HealthProfessionsTable[];
-/** The months an academic year may cover for the increase; `default` is what null means. */
-export declare const ACADEMIC_YEAR_MONTHS: { readonly min: number; readonly max: number; readonly default: number };
+/** The request's fields the form shows, student level first, each in the request's order. */
+export declare const REQUEST_FIELDS: readonly RequestFieldTable[];
 /** What each shadow-check reason means: "the school's figures equal ours computed with …" (check-reasons.ts). */
 export declare const CHECK_REASON_TEXT: Readonly<Record<string, string>>;
