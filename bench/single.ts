@@ -6,16 +6,19 @@
  * closed loop, loopback only. Besides throughput, the servers report their own CPU time per request, a figure that
  * does not depend on how fast the load generator is.
  *
- *   app       the real service as server.ts serves it (createRequestListener: the fast lane of POST /v1/calculate
+ *   app       the real service as server.ts serves it (createRequestListener: the one handler of POST /v1/calculate
  *             and Express), with the production middleware (request ids, request log lines written to
- *             /dev/null, the duration metric, JSON reading and validation, calculate(), the envelope)
+ *             /dev/null, the duration metric, JSON reading and validation, calculate(), the envelope); with
+ *             `--auth required`, also access control (AUTH_MODE=required, one token in a token file, no rate of its
+ *             own): the load generators send no Authorization header, so the app's process puts the token's
+ *             header on each request before the service's listener sees it
  *   baseline  node:http that reads the same body, JSON.parses it and answers a fixed JSON of the same size
  *
  * Two load generators (`--client`): `node`, a minimal Node.js HTTP/1.1 client (bench/support/http-load.ts), and
- * `wrk -t1` (bench/support/wrk.ts), the C client issue 8 measured with, when it is installed (Debian: `apt-get
- * install wrk`). Two bodies by default (`--example`): FSA-1, the body of issue 8's figures, and FSA-4, the
+ * `wrk -t1` (bench/support/wrk.ts), the C client the target figure is measured with, when it is installed (Debian: `apt-get
+ * install wrk`). Two bodies by default (`--example`): FSA-1, the body of the target figure, and FSA-4, the
  * heaviest worked example (a recalculation after a disbursement, both options, three terms). For each body,
- * client and connection count (16 and 32, issue 8's figures): requests/s of both servers, the ratio app/baseline
+ * client and connection count (16 and 32, the target figure's 32 among them): requests/s of both servers, the ratio app/baseline
  * and p50/p99 latency, as the median of alternating rounds. A last phase per body loads both servers at the same
  * fixed rate (open loop) and compares their CPU per request: with a closed loop the faster server keeps the load
  * generator busy and so pays fewer cross-CPU wake-ups per response, which on a 2-core VM is a large part of a
@@ -29,13 +32,16 @@
  * BENCH_CONCURRENCY (16,32), --rounds BENCH_ROUNDS (5), --requests BENCH_REQUESTS per Node.js round (10000),
  * --seconds BENCH_SECONDS budget of a Node.js round (20), --wrk-seconds BENCH_WRK_SECONDS per wrk round (3),
  * --warmup BENCH_WARMUP (10000), --rate BENCH_RATE (3000 req/s), --rate-seconds BENCH_RATE_SECONDS (4),
- * --node-flags BENCH_NODE_FLAGS (npm start's).
+ * --node-flags BENCH_NODE_FLAGS (npm start's), --auth BENCH_AUTH (off, or required: the app with access control).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
-import { openSync, readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createAccessControl } from '../src/api/access-control.ts';
 import { createRequestListener } from '../src/api/front-door.ts';
+import { generateToken, generateTokenId, tokenHash } from '../src/auth/token.ts';
 import { createInlineRunner } from '../src/bulk/runners/inline.ts';
 import { loadConfig } from '../src/config.ts';
 import { createServiceLogger } from '../src/logger.ts';
@@ -54,7 +60,7 @@ const args = benchArgs('npm run bench:single --', {
     type: 'string',
     default: 'FSA-1,FSA-4',
     env: 'BENCH_EXAMPLE',
-    help: "worked examples sent as the body, comma-separated (FSA-1: issue 8's figures; FSA-4: the heaviest)",
+    help: "worked examples sent as the body, comma-separated (FSA-1: the target figure's; FSA-4: the heaviest)",
   },
   client: {
     type: 'string',
@@ -81,6 +87,12 @@ const args = benchArgs('npm run bench:single --', {
     env: 'BENCH_NODE_FLAGS',
     help: "node flags of both servers (default: the flags of package.json's start script)",
   },
+  auth: {
+    type: 'string',
+    default: 'off',
+    env: 'BENCH_AUTH',
+    help: "the app's access control: off, or required (a bearer token on every request, checked by the guards)",
+  },
   serve: { type: 'string', default: '', help: 'internal: run as the child server (app or baseline)' },
 });
 
@@ -96,10 +108,10 @@ const CONCURRENCIES = list(args.concurrency).map((text) => {
   if (!Number.isInteger(n) || n < 1) throw new Error(`--concurrency: not a connection count: ${JSON.stringify(text)}`);
   return n;
 });
-/** The target of issue 8: the app serves at least 0.4 of the bare node:http baseline's requests per second. */
+/** The target: the app serves at least 0.4 of the bare node:http baseline's requests per second. */
 const TARGET_RATIO = 0.4;
-/** Issue 8's own figure: FSA example 1's body, `wrk -t1 -c32`. */
-const ISSUE_FIGURE = { example: 'FSA-1', client: 'wrk' as Client, connections: 32 };
+/** The figure the target is stated for: FSA example 1's body, `wrk -t1 -c32`. */
+const TARGET_FIGURE = { example: 'FSA-1', client: 'wrk' as Client, connections: 32 };
 
 /** The node flags of `npm start` (package.json's start script: `node <flags…> dist/src/server.js`). */
 function startScriptFlags(): string[] {
@@ -147,21 +159,41 @@ function startBaseline(exampleId: string): ReturnType<typeof createServer> {
   });
 }
 
-function startApp(): ReturnType<typeof createServer> {
-  const config = loadConfig({ LOG_LEVEL: 'info' });
+async function startApp(): Promise<ReturnType<typeof createServer>> {
+  const required = args.auth === 'required';
+  if (!required && args.auth !== 'off') throw new Error(`--auth: off or required, not ${JSON.stringify(args.auth)}`);
+  const tokensFile = join(mkdtempSync(join(tmpdir(), 'bench-single-')), 'tokens.json');
+  const config = loadConfig(
+    required
+      ? { LOG_LEVEL: 'info', AUTH_MODE: 'required', AUTH_TOKEN_PREFIX: 'svc_test_', AUTH_TOKENS_FILE: tokensFile }
+      : { LOG_LEVEL: 'info' },
+  );
   // The service's own logger (src/logger.ts: asynchronous), writing to /dev/null.
   const logger = createServiceLogger({ level: 'info' }, openSync('/dev/null', 'w')).logger;
-  const listener = createRequestListener({
-    config,
-    logger,
-    runners: { small: createInlineRunner(), large: createInlineRunner() },
-    readiness: [],
+  const access = createAccessControl(config, logger);
+  const ctx = { config, logger, runners: { small: createInlineRunner(), large: createInlineRunner() }, readiness: [] };
+  const listener = createRequestListener(ctx, { guards: access.guards });
+  if (!required) return createServer(listener);
+  const token = generateToken('svc_test_');
+  await access.tokenStore!.create({
+    id: generateTokenId(),
+    name: 'bench',
+    hash: tokenHash(token),
+    prefix: 'svc_test_',
+    created_at: new Date().toISOString(),
+    expires_at: null,
+    revoked_at: null,
+    rate: null,
   });
-  return createServer(listener);
+  const authorization = `Bearer ${token}`;
+  return createServer((req, res) => {
+    req.headers.authorization = authorization;
+    listener(req, res);
+  });
 }
 
-function serve(kind: Kind): void {
-  const server = kind === 'app' ? startApp() : startBaseline(EXAMPLES[0]!);
+async function serve(kind: Kind): Promise<void> {
+  const server = kind === 'app' ? await startApp() : startBaseline(EXAMPLES[0]!);
   server.listen(0, '127.0.0.1', () => {
     const address = server.address();
     process.send?.({ port: typeof address === 'object' && address !== null ? address.port : 0 });
@@ -188,7 +220,7 @@ interface ServerHandle {
 }
 
 async function withServer<T>(kind: Kind, exampleId: string, fn: (server: ServerHandle) => Promise<T>): Promise<T> {
-  const options = ['--serve', kind, '--example', exampleId];
+  const options = ['--serve', kind, '--example', exampleId, '--auth', args.auth];
   const child: ChildProcess = fork(process.argv[1]!, options, {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     execArgv: [...process.execArgv, ...NODE_FLAGS],
@@ -392,7 +424,7 @@ async function main(): Promise<void> {
       `${clients.join(' and ')} client, ${CONCURRENCIES.join(' and ')} keep-alive connections, ${args.rounds} ` +
       `alternating rounds per server (Node.js: ${args.requests} requests or ${args.seconds} s; wrk: ` +
       `${args['wrk-seconds']} s) after ${args.warmup} warm-up requests; ${availableParallelism()} CPUs, node ` +
-      `${process.version}, server flags ${NODE_FLAGS.join(' ') || 'none'}`,
+      `${process.version}, server flags ${NODE_FLAGS.join(' ') || 'none'}; access control ${args.auth}`,
   );
   const all: Series[] = [];
   const fixed: FixedRate[] = [];
@@ -413,17 +445,17 @@ async function main(): Promise<void> {
         `   ${app.cpuPerRequestMicros.toFixed(1)} / ${baseline.cpuPerRequestMicros.toFixed(1)}`,
     );
   }
-  const issue = all.find(
+  const target = all.find(
     (s) =>
-      s.exampleId === ISSUE_FIGURE.example &&
-      s.client === ISSUE_FIGURE.client &&
-      s.connections === ISSUE_FIGURE.connections,
+      s.exampleId === TARGET_FIGURE.example &&
+      s.client === TARGET_FIGURE.client &&
+      s.connections === TARGET_FIGURE.connections,
   );
   console.log(
-    issue === undefined
-      ? `issue 8's figure (FSA-1 body, wrk -t1 -c32) was not measured in this run`
-      : `issue 8's figure (FSA-1 body, wrk -t1 -c32): ratio ${ratioOf(issue).toFixed(3)} ` +
-          `(target ≥ ${TARGET_RATIO}: ${ratioOf(issue) >= TARGET_RATIO ? 'met' : 'not met'})`,
+    target === undefined
+      ? `the target figure (FSA-1 body, wrk -t1 -c32) was not measured in this run`
+      : `the target figure (FSA-1 body, wrk -t1 -c32): ratio ${ratioOf(target).toFixed(3)} ` +
+          `(target ≥ ${TARGET_RATIO}: ${ratioOf(target) >= TARGET_RATIO ? 'met' : 'not met'})`,
   );
   const errors = all.reduce((n, s) => n + summary(s, 'app').errors + summary(s, 'baseline').errors, 0);
   if (errors + fixed.reduce((n, f) => n + f.errors, 0) > 0) {
@@ -433,7 +465,10 @@ async function main(): Promise<void> {
 }
 
 if (args.serve !== '') {
-  serve(args.serve === 'app' ? 'app' : 'baseline');
+  serve(args.serve === 'app' ? 'app' : 'baseline').catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
 } else {
   main().catch((err: unknown) => {
     console.error(err);
