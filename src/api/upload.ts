@@ -261,7 +261,7 @@ async function receiveMultipart(
   bb.on('fieldsLimit', () => fail(malformed('too many fields')));
   const finished = new Promise<void>((resolve) => {
     bb.on('error', (err) => {
-      fail(malformed(err.message));
+      fail(malformed(err instanceof Error ? err.message : 'the multipart body is malformed'));
       resolve();
     });
     bb.on('close', () => resolve());
