@@ -1,5 +1,5 @@
 /**
- * The request's `award_year` (issue 15): the zod field (documented from the limit table), the check that the
+ * The request's `award_year`: the zod field (documented from the limit table), the check that the
  * table holds the named award year, and the default — the award year in force on today's UTC date, taken here at
  * the door and handed to the pure domain as data.
  */

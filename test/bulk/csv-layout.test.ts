@@ -2,12 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.ts';
 import {
   INPUT_COLUMNS,
+  STUDENT_COLUMNS,
+  TERM_COLUMNS,
   parseBoolean,
   readHeader,
   validateStudentRows,
   type CsvLayout,
 } from '../../src/bulk/csv-layout.ts';
 import { HEADER } from './helpers.ts';
+import { STUDENT_FIELDS, TERM_FIELDS } from '../../src/schema/fields.ts';
 import { DEFAULT_POLICY, resolvePolicy } from '../../src/domain/policy.ts';
 
 const layout: CsvLayout = readHeader(HEADER.split(','));
@@ -58,7 +61,7 @@ describe('readHeader', () => {
     expect(err.message).toContain('add ?extra_columns=keep');
   });
 
-  it('rejects each missing required column and a duplicate; an unnamed column is not an error (issue 13)', () => {
+  it('rejects each missing required column and a duplicate; an unnamed column (Excel’s empty trailing columns) is not an error', () => {
     const err = headerError(['student_id', 'Student_ID', '', 'term_label']);
     expect(err.status).toBe(400);
     expect(err.fieldErrors?.map((f) => f.field)).toEqual([
@@ -83,6 +86,44 @@ describe('readHeader', () => {
       'sis_unsub',
       'sis_grad_plus',
     ]);
+  });
+});
+
+/** One student row with `column` (added to HEADER when it is not there) set to `value`. */
+function withCell(column: string, value: string) {
+  const header = HEADER.split(',');
+  if (header.includes(column)) return validateStudentRows([cells({ [column]: value })], [2], layout);
+  return validateStudentRows([[...cells({}), value]], [2], readHeader([...header, column]));
+}
+
+describe('the layout from the request-field table', () => {
+  it('has one column per request field with a column, term columns first, in the table’s order', () => {
+    expect(TERM_COLUMNS).toEqual(TERM_FIELDS.map((f) => f.column));
+    expect(STUDENT_COLUMNS).toEqual(STUDENT_FIELDS.filter((f) => f.column !== '').map((f) => f.column));
+    expect(INPUT_COLUMNS.slice(1, 1 + TERM_COLUMNS.length + STUDENT_COLUMNS.length)).toEqual([
+      ...TERM_COLUMNS,
+      ...STUDENT_COLUMNS,
+    ]);
+  });
+
+  it('reads every boolean column with the same spellings and every whole-number column with its range', () => {
+    for (const field of STUDENT_FIELDS) {
+      if (field.type.kind === 'boolean') {
+        const yes = withCell(field.column, 'YES'); // (final_period_of_program=yes then wants academic_year_credits)
+        expect(yes.ok ? [] : yes.errors.filter((e) => e.field === field.column), field.name).toEqual([]);
+        if (yes.ok) expect(yes.input[field.name], field.name).toBe(true);
+        const bad = withCell(field.column, 'maybe');
+        expect(bad.ok ? [] : bad.errors.map((e) => e.message), field.name).toEqual([
+          'must be true or false (also accepted: yes/no, 1/0)',
+        ]);
+      }
+      if (field.type.kind === 'integer') {
+        const bad = withCell(field.column, 'two');
+        expect(bad.ok ? [] : bad.errors.map((e) => e.message), field.name).toEqual([
+          `must be a whole number from ${field.type.min} to ${field.type.max}, or empty`,
+        ]);
+      }
+    }
   });
 });
 
