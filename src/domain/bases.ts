@@ -24,7 +24,7 @@ import type { GradPlusSizing } from './grad-plus.ts';
 import { type HealthProfessionsIncrease, healthProfessionsIncrease } from './health-professions.ts';
 import { type LimitTable, STATUTORY_LIMIT_TABLE, type StatutoryLimitRow, lookupStatutoryLimit } from './limits.ts';
 import type { CalculationInput } from './types.ts';
-import * as W from './warnings.ts';
+import * as W from './warnings-bases.ts';
 
 export interface StartingAmounts {
   sub: Dec;

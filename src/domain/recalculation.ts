@@ -20,7 +20,7 @@ import { type Readings, type YearPercent, SERVICE_READINGS, reduceUnder, yearPer
 import { roundDollars } from './rounding.ts';
 import { termStanding } from './terms.ts';
 import type { LoanType, TermInput } from './types.ts';
-import type { LoanExcess } from './warnings.ts';
+import type { LoanExcess } from './warnings-terms.ts';
 
 /** Loan types in output order; PerLoan tuples are indexed the same way. */
 export const LOAN_TYPES: readonly LoanType[] = ['sub', 'unsub', 'grad_plus'];

@@ -21,7 +21,7 @@ import {
   quotient,
   sumText,
 } from './trace-step.ts';
-import type { CapAmounts } from './warnings.ts';
+import type { CapAmounts } from './warnings-bases.ts';
 
 function creditSteps(w: CalculationWorkings): TraceStep[] {
   const steps: TraceStep[] = [];
