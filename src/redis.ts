@@ -208,12 +208,20 @@ export function redisFromConfig(
   };
 }
 
-/** Ends one connection: QUIT lets a ready one finish its replies; one not connected is dropped at once. */
+/**
+ * Ends one connection and waits until it is closed (at most a second): QUIT lets a ready one finish its replies;
+ * one not connected is dropped at once.
+ */
 async function end(client: Redis): Promise<void> {
   if (client.status === 'end') return;
-  if (client.status === 'ready') {
-    await client.quit().catch(() => client.disconnect());
-    return;
-  }
-  client.disconnect();
+  let timer: NodeJS.Timeout | undefined;
+  const ended = new Promise<void>((resolve) => {
+    client.once('end', resolve);
+    timer = setTimeout(resolve, 1000);
+    timer.unref();
+  });
+  if (client.status === 'ready') await client.quit().catch(() => client.disconnect());
+  else client.disconnect();
+  await ended;
+  clearTimeout(timer);
 }
