@@ -1,5 +1,5 @@
 /**
- * Async jobs in Redis (REDIS_URL set), under the BullMQ prefix:
+ * Async jobs in Redis (REDIS_URL set), under REDIS_PREFIX:
  *   `${prefix}:job:<id>`          hash: the JobRecord fields
  *   `${prefix}:job:<id>:result`   list: the gzip-compressed result's byte segments, in order
  *   `${prefix}:job-idem:<sha256>` string: scoped Idempotency-Key (key + upload hash) → job id

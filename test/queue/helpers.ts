@@ -80,7 +80,7 @@ export async function bulkOutputText(options: {
   return Buffer.concat(parts).toString('utf8');
 }
 
-/** Deletes everything a test run left under its BullMQ prefix (its queue, then any other key of the prefix). */
+/** Deletes everything a test run left under its REDIS_PREFIX (its queue, then any other key of the prefix). */
 export async function removePrefix(url: string, prefix: string): Promise<void> {
   const q = new Queue(QUEUE_NAME, { connection: { url, maxRetriesPerRequest: 1, retryStrategy: () => null }, prefix });
   q.on('error', () => undefined);

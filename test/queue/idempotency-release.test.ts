@@ -1,5 +1,5 @@
 /**
- * A job that failed for the service's reasons does not hold its Idempotency-Key (issue 21, finding 7): its message
+ * A job that failed for the service's reasons does not hold its Idempotency-Key: its message
  * says "submit the file again", and resubmitting with the same key then makes a new job instead of returning the
  * failed one for 24 hours. A job that failed because of its file, or was cancelled, keeps its key. Both stores;
  * and through the API, a job failed by a shutdown of the service.

@@ -1,8 +1,8 @@
 /**
- * No orphaned student files (issue 21, finding 5): the real server (src/server.ts) is SIGKILLed while an async
+ * No orphaned student files: the real server (src/server.ts) is SIGKILLed while an async
  * job it accepted is under way; the job's upload (`job-<pid>-<uuid>.csv` in SPOOL_DIR) is then still on disk,
  * since nothing ran to remove it. A restarted server sweeps it at start-up: afterwards no file of the job
- * remains. Both without Redis (jobs in memory) and with REDIS_URL (a per-run BullMQ prefix; no worker runs, so
+ * remains. Both without Redis (jobs in memory) and with REDIS_URL (a per-run REDIS_PREFIX; no worker runs, so
  * the job's chunks wait in the queue and the job is surely unfinished when the process dies).
  */
 import { mkdtemp, readdir, rm } from 'node:fs/promises';

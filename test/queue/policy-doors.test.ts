@@ -1,5 +1,5 @@
 /**
- * Issue 22's door property: the same student under the same school policy gives identical figures through every
+ * The door property of school policy: the same student under the same school policy gives identical figures through every
  * door. A file of three students under `proration_fraction=decimal_rounded, remainder_placement=last_term` (the
  * Handbook's example 6, the 11-month dentistry student of rules.md §2.1, and a 3-term split with a leftover
  * dollar): the inline pipeline's bytes are the reference, and the pool, the queue (a real worker process whose own
