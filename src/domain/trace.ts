@@ -4,9 +4,11 @@
  * its workings; `calculate` without a recorder builds nothing. Every value of the result is the output of a
  * step (test/domain/trace.test.ts proves it for every example and for random requests).
  *
- *   trace-start.ts   §10 school policy (when not the default), §3 credits, §2.1 statutory row and health professions
- *                    increase, §2.3 final period, §2.2 starting amounts and caps, §3 percent and annual amounts,
- *                    Grad PLUS; a step changed by a policy option names it and cites rules.md §10
+ *   trace-start.ts   the student-level steps in order: §3 credits, then the files below
+ *   trace-policy.ts  §10 school policy (when not the default); a step changed by an option names it, cites §10
+ *   trace-limits.ts  §2.1 statutory row and health professions increase, §2.3 final period
+ *   trace-bases.ts   §2.2 starting amounts and caps
+ *   trace-annual.ts  §3 percent and annual amounts, Grad PLUS
  *   trace-terms.ts   §4 terms, §6 closed terms and remaining, §5 options, splits, disbursement_pct, totals
  *   this file        §6 the baseline and the adjustments, the final-term over-disbursement, §7 the warnings
  */
@@ -16,7 +18,8 @@ import { CITATIONS } from './citations.ts';
 import { type LimitTable, STATUTORY_LIMIT_TABLE } from './limits.ts';
 import { readingsForPolicy } from './readings.ts';
 import { LOAN_TYPES } from './recalculation.ts';
-import { annualSteps, percentageStep, startSteps } from './trace-start.ts';
+import { annualSteps, percentageStep } from './trace-annual.ts';
+import { startSteps } from './trace-start.ts';
 import { type StepScalar, type TraceStep, LOAN_FIELDS, figure, num } from './trace-step.ts';
 import { remainingSteps, splitSteps, termSteps } from './trace-terms.ts';
 import type { CalculationInput, CalculationResult } from './types.ts';
