@@ -7,9 +7,10 @@
  *    most LOG_FLUSH_EVERY_MS after it was logged;
  *  - the destination writes it to the file descriptor in one `fs.write` at a time, off the event loop, and what
  *    arrives while a write is in flight goes out with the next one.
- * Handing sonic-boom one line at a time cost ~3 µs per line (it measures its growing buffer's UTF-8 length on
- * every write, and a write per line is a hand-off to libuv's thread pool and back): on the real-time endpoint the
- * request log alone cost more than validating and calculating the student (issue 8's profile).
+ * Why not sonic-boom's own buffering (`minLength`, `periodicFlush`): it measures the UTF-8 length of its growing
+ * buffer on every write, so a request line costs about 2.5 µs more CPU through it than through the batch, whatever
+ * its minLength (bench/logger.ts: ~3.9 against ~1.4 µs per line, of which ~1 µs is pino formatting the line); on
+ * the real-time endpoint that is more than validating and calculating the student.
  *
  * The price is that lines can still be in memory when the process ends, so every exit of the process goes
  * through `flush` (graceful shutdown) or `exitOnFatalError` (uncaught exception, unhandled rejection):
