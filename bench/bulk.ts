@@ -388,7 +388,7 @@ async function benchmark(): Promise<void> {
   if (!values['skip-sizes']) await scaling(values.sizes, setup, values.concurrent);
   if (values['shadow-rounds'] > 0) await shadowCheck(n, values['shadow-rounds']);
   console.log(
-    '\ntargets (2 cores): endpoint ≥ 0.6 of the pass-through (issue 8); 1M students ≤ 45 s; peak RSS ≤ 256 MB at 1M and flat from 100k; pool ≥ 1.6x inline',
+    '\ntargets (2 cores): endpoint ≥ 0.6 of the pass-through; 1M students ≤ 45 s; peak RSS ≤ 256 MB at 1M and flat from 100k; pool ≥ 1.6x inline',
   );
 }
 

@@ -126,8 +126,8 @@ if (sink === 0) console.log('(recorder never called)');
 
 type Run = (input: CalculationInput) => unknown;
 
-// rules.md §10: a request without `policy`, one with every option at its default (the same answer, issue 22's
-// "default path costs no more"), and one under a non-default policy, timed in alternating rounds.
+// rules.md §10: a request without `policy`, one with every option at its default (the same answer, and the default
+// path should cost no more), and one under a non-default policy, timed in alternating rounds.
 {
   const defaults = Object.fromEntries(POLICY_OPTIONS.map((o) => [o.name, o.values[0]]));
   const nonDefault = { remainder_placement: 'last_term', below_half_time_credits: 'excluded' };

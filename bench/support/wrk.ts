@@ -1,7 +1,7 @@
 /**
- * wrk (https://github.com/wg/wrk, Debian package `wrk`) as bench:single's second load generator: the C client
- * issue 8 measured with (`wrk -t1 -c32`, one thread), so the benchmark can state the issue's own figure next to its
- * Node.js client's. A POST needs a Lua script; it is written to a temporary folder with the body inline.
+ * wrk (https://github.com/wg/wrk, Debian package `wrk`) as bench:single's second load generator: the C client the
+ * service's throughput target is stated with (`wrk -t1 -c32`, one thread), so the benchmark can print that figure
+ * next to its Node.js client's. A POST needs a Lua script; it is written to a temporary folder with the body inline.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

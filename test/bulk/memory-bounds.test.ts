@@ -1,5 +1,5 @@
 /**
- * What keeps the pipeline's memory flat as files grow (issue 8, item 3): chunk payloads travel as bytes on a few
+ * What keeps the pipeline's memory flat as files grow: chunk payloads travel as bytes on a few
  * recycled buffers (never overwritten while their chunk is in flight), and the set of student ids is kept only
  * when no prescan said which students are not contiguous (the grouper then still finds them itself).
  */
