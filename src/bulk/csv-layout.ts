@@ -257,7 +257,7 @@ export function validateStudentRows(
     if (cellOf(rows[r]!, idIndex) === '') errors.push({ row: r, field: 'student_id', message: 'is required' });
   }
 
-  for (const field of STUDENT_COLUMN_FIELDS) {
+  for (const field of STUDENT_CELLS) {
     const index = layout.col[field.column];
     if (index < 0) continue;
     const value = studentCell(rows, lines, index, field.column, errors);
@@ -268,7 +268,7 @@ export function validateStudentRows(
   const terms: Record<string, unknown>[] = [];
   for (const cells of rows) {
     const term: Record<string, unknown> = {};
-    for (const field of TERM_COLUMN_FIELDS) {
+    for (const field of TERM_CELLS) {
       const value = cellOf(cells, layout.col[field.column]);
       if (value === '') {
         if (field.nullable) term[field.name] = null;
@@ -287,32 +287,44 @@ export function validateStudentRows(
   return { ok: false, errors };
 }
 
+/** How a student-level cell is read (one shape for every column: the loop over them stays monomorphic). */
+interface StudentCell {
+  column: StudentColumnField['column'];
+  name: string;
+  /** 'boolean' and 'integer' cells are typed; every other value goes to the schema as text. */
+  kind: 'boolean' | 'integer' | 'text';
+  /** An integer cell's message when it is not a number. */
+  notNumber: string;
+}
+const STUDENT_CELLS: readonly StudentCell[] = STUDENT_COLUMN_FIELDS.map(({ column, name, type }) => ({
+  column,
+  name,
+  kind: type.kind === 'boolean' || type.kind === 'integer' ? type.kind : 'text',
+  notNumber: type.kind === 'integer' ? `must be a whole number from ${type.min} to ${type.max}, or empty` : '',
+}));
+/** How a term cell is read: an empty cell of a nullable field is null, of a required one left out. */
+const TERM_CELLS: readonly { column: TermColumnField['column']; name: string; nullable: boolean }[] =
+  TERM_COLUMN_FIELDS.map(({ column, name, nullable }) => ({ column, name, nullable }));
+
 /** A student-level cell into the request body: booleans and whole numbers typed, every other value as text. */
-function setStudentValue(
-  body: Record<string, unknown>,
-  field: StudentColumnField,
-  value: string,
-  errors: RowFieldError[],
-) {
-  const { type, column } = field;
-  if (type.kind === 'boolean') {
+function setStudentValue(body: Record<string, unknown>, cell: StudentCell, value: string, errors: RowFieldError[]) {
+  if (cell.kind === 'boolean') {
     const b = parseBoolean(value);
     if (b === undefined) {
-      errors.push({ row: 0, field: column, message: `must be true or false (also accepted: ${BOOLEAN_SPELLINGS})` });
-    } else {
-      body[field.name] = b;
-    }
-  } else if (type.kind === 'integer') {
-    // Read as a number; the schema checks the range and says it again.
-    if (DECIMAL.test(value)) body[field.name] = Number(value);
-    else
       errors.push({
         row: 0,
-        field: column,
-        message: `must be a whole number from ${type.min} to ${type.max}, or empty`,
+        field: cell.column,
+        message: `must be true or false (also accepted: ${BOOLEAN_SPELLINGS})`,
       });
+    } else {
+      body[cell.name] = b;
+    }
+  } else if (cell.kind === 'integer') {
+    // Read as a number; the schema checks the range and says it again.
+    if (DECIMAL.test(value)) body[cell.name] = Number(value);
+    else errors.push({ row: 0, field: cell.column, message: cell.notNumber });
   } else {
-    body[field.name] = value;
+    body[cell.name] = value;
   }
 }
 
