@@ -17,63 +17,15 @@ import {
   HEALTH_PROFESSIONS_TABLE,
 } from '../domain/health-professions.ts';
 import { supportedAwardYears } from '../domain/limits.ts';
-import { CREDITS, CREDITS_POSITIVE, MONEY, MONEY_POSITIVE, type DecimalRule } from './decimal.ts';
+import { CREDITS, CREDITS_POSITIVE, MONEY, MONEY_POSITIVE } from './decimal.ts';
+import type { Presence, RequestField } from './field-types.ts';
+
+export type { FieldType, PageField, Presence, RequestField } from './field-types.ts';
 import { MAX_LABEL_LENGTH, MAX_TERMS, MIN_LABEL_LENGTH } from './request-limits.ts';
 
 export const DEPENDENCY_STATUSES = ['dependent', 'independent'] as const;
 export const DEGREE_LEVELS = ['undergraduate', 'graduate', 'professional'] as const;
 export const GRADE_LEVELS = ['first_year', 'second_year', 'third_year_and_beyond'] as const;
-
-/** What a field holds and its bounds. `terms`, `policy` and `award_year` have their own schemas (kinds below). */
-export type FieldType =
-  | { kind: 'decimal'; rule: DecimalRule }
-  | { kind: 'enum'; values: readonly [string, ...string[]] }
-  | { kind: 'integer'; min: number; max: number }
-  | { kind: 'boolean' }
-  /** A string of MIN_LABEL_LENGTH to MAX_LABEL_LENGTH code points (the term's label). */
-  | { kind: 'label' }
-  /** The array of terms (Term's fields are the term-level rows of this table). */
-  | { kind: 'terms' }
-  /** The school policy object, one option per row of src/domain/policy.ts POLICY_OPTIONS (schema/policy.ts). */
-  | { kind: 'policy' }
-  /** An award year the limit table holds (schema/award-year.ts); left out: the one in force today. */
-  | { kind: 'award_year' };
-
-/**
- * When the field is left out: `required` (an error), `default` (the value `default`), `absent-null` (null, while
- * an explicit null is an error: subsidized_amount keeps "not given" apart from an explicit 0).
- */
-export type Presence = 'required' | 'default' | 'absent-null';
-
-/** How the page's form shows a field (labels and hints; the help under it is `description`, via OpenAPI). */
-export interface PageField {
-  label: string;
-  /** A hint beside the label (units, examples). */
-  hint?: string;
-  /** The text of the select's empty choice, which leaves the field out of the request. */
-  empty?: string;
-  /** Counts only for a legacy graduate or professional student: the form says so beside a value it would ignore. */
-  legacyOnly?: boolean;
-}
-
-export interface RequestField {
-  name: string;
-  level: 'student' | 'term';
-  type: FieldType;
-  presence: Presence;
-  /** The value when left out (presence `default`); null for nullable fields. */
-  default?: string | boolean | null;
-  /** null is accepted (and is what an empty CSV cell means for a term column). */
-  nullable: boolean;
-  /** The bulk CSV column ('' when the field has none: terms are rows, the policy is the file's). */
-  column: string;
-  /** What an empty cell of a student column means, where the generic wording (null, the default) is not enough. */
-  emptyCell?: string;
-  /** The OpenAPI description (the page shows it as the field's help). */
-  description: string;
-  /** The page's form; undefined when the page has its own section (terms, policy). */
-  page?: PageField;
-}
 
 const oneOf = (values: readonly string[]) => values.join(', ');
 
