@@ -1,5 +1,5 @@
 /**
- * Access control at the door (AUTH_MODE=required; README "Access control"). Every /v1/* request but
+ * Access control at the door (AUTH_MODE=required; docs/security.md, "Access control"). Every /v1/* request but
  * `GET /v1/openapi.json` (and CORS preflights, OPTIONS) must carry `Authorization: Bearer svc_…` of a live token
  * of this environment (src/auth/authenticate.ts decides). Which requests: createApp (src/api/app.ts) mounts the
  * guard on `/v1` with the app's own case-sensitive router, after the open OpenAPI route and before every /v1

@@ -1,5 +1,5 @@
 /**
- * The caller's own jobs (README "Access control"), beside the job API of jobs-route.ts (mounted before it):
+ * The caller's own jobs (docs/security.md, "Access control"), beside the job API of jobs-route.ts (mounted before it):
  *
  *   GET    /v1/jobs?limit=50&before={id}  the caller's jobs, newest first: {jobs: [Job…], next_url}; `limit` 1–200
  *                                         (default 50), `before` the cursor of the next page (next_url gives it).

@@ -1,5 +1,5 @@
 /**
- * Rate limits (README "Access control"), express-rate-limit over a CostStore (src/auth/cost-stores.ts): Redis when
+ * Rate limits (docs/security.md, "Access control"), express-rate-limit over a CostStore (src/auth/cost-stores.ts): Redis when
  * REDIS_URL is set (one count shared by every API replica on the same Redis and REDIS_PREFIX), memory otherwise.
  *
  *  - Who is counted: the token (AUTH_MODE=required), or the client address (AUTH_MODE=off, only when RATE_LIMIT

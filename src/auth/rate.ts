@@ -1,7 +1,7 @@
 /**
  * Rate limits as written in configuration and on tokens: `N/sec`, `N/min`, `N/hour` or `N/day` (RATE_LIMIT,
  * `sor token create --rate 600/min`). A limit counts cost units in a fixed window: a request costs 1; a bulk file
- * or a job costs 1 more per student, charged once its upload has been counted (README "Access control").
+ * or a job costs 1 more per student, charged once its upload has been counted (docs/security.md, "Access control").
  */
 export const RATE_WINDOWS = { sec: 1000, min: 60_000, hour: 3_600_000, day: 86_400_000 } as const;
 export type RateWindow = keyof typeof RATE_WINDOWS;

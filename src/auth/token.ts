@@ -1,5 +1,5 @@
 /**
- * Access tokens (README "Access control"): opaque, random, prefixed by environment, and known to the service only
+ * Access tokens (docs/security.md, "Access control"): opaque, random, prefixed by environment, and known to the service only
  * by their sha256.
  *
  *   svc_live_ or svc_test_  +  32 characters of [0-9A-Za-z]   (32 × log2(62) ≈ 190 random bits)

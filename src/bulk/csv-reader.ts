@@ -8,7 +8,7 @@
  * with no quote is `split(',')`) is several times faster than csv-parse, which matters because it runs on the
  * API's main thread. csv-parse remains the reference it is tested against on well-formed input.
  *
- * Rules (documented for registrars in the README):
+ * Rules (documented for registrars in docs/csv-layout.md):
  *  - A UTF-8 byte order mark at the start is ignored. Records end at LF or CRLF.
  *  - The delimiter is a comma unless `delimiter` says `;` or TAB (then every "comma" below is that character,
  *    and records always come as cells: raw lines are the comma form only).

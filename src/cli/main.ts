@@ -31,7 +31,7 @@ export type { CliIo } from './io.ts';
 
 const USAGE = `Usage:
   sor bulk IN.csv [-o OUT] [--format csv|ndjson] [--threads N] [--server URL [--token T]] [--policy O=V]
-      Calculates every student of a bulk CSV file (layout: README, "Bulk CSV layout").
+      Calculates every student of a bulk CSV file (layout: docs/csv-layout.md).
       --server   send the file to a running service (async job API) and follow its progress there
       IN or OUT "-" means stdin or stdout (OUT defaults to stdout).
       --format   csv (default): every input row with its results; ndjson: one BulkResult per student
@@ -42,7 +42,7 @@ const USAGE = `Usage:
       Calculates one student from a CalculationRequest JSON file ("-" for stdin) and prints the result.
 
   sor token create --name NAME [--expires 90d|12h|never] [--rate 600/min] | list | revoke ID
-      Access tokens of a service with AUTH_MODE=required (README "Access control"); create prints the token once.
+      Access tokens of a service with AUTH_MODE=required (docs/security.md, "Access control"); create prints the token once.
       Remote commands (--server) send --token or SOR_TOKEN as Authorization: Bearer.
   sor --version
       Prints the version.

@@ -1,5 +1,5 @@
 /**
- * `sor token …`: the access tokens of a service running with AUTH_MODE=required (README "Access control"). Uses the
+ * `sor token …`: the access tokens of a service running with AUTH_MODE=required (docs/security.md, "Access control"). Uses the
  * service's own configuration: tokens in Redis with REDIS_URL (and REDIS_PREFIX), else in AUTH_TOKENS_FILE; new
  * tokens get the AUTH_TOKEN_PREFIX environment.
  *

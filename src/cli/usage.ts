@@ -6,7 +6,7 @@ export const BULK_USAGE = `Usage: sor bulk IN.csv [-o OUT] [--format csv|ndjson]
                 [--encoding CHARSET] [--delimiter comma|semicolon|tab] [--keep-extra-columns] [--bom]
                 [--policy OPTION=VALUE ...]
 
-Calculates every student of a bulk CSV file (layout: README, "Bulk CSV layout (v1)").
+Calculates every student of a bulk CSV file (layout: docs/csv-layout.md).
 IN or OUT "-" means stdin or stdout (OUT defaults to stdout).
 
   -o OUT                 write the output there (a temporary file renamed at the end)

@@ -4,7 +4,7 @@
  *
  * The table holds award years; each award year starts on July 1 and lists one row per kind of student. Every row
  * carries the date its figures took effect, its citation and its references (title and link). A new award year
- * is one data change: append an `awardYear(...)` entry to STATUTORY_LIMIT_TABLE (README, "Award years"). Nothing
+ * is one data change: append an `awardYear(...)` entry to STATUTORY_LIMIT_TABLE (docs/readings-and-policy.md, "Award years"). Nothing
  * outside this file contains a loan-limit dollar figure: the OpenAPI prose and the warnings read them from here.
  *
  * Legal basis common to every row: HEA §455(a) as amended by Pub. L. 119-21 §81001 (July 4, 2025), and the

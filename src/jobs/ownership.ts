@@ -1,5 +1,5 @@
 /**
- * Jobs belong to the token that submitted them (AUTH_MODE=required; README "Access control"). Another caller
+ * Jobs belong to the token that submitted them (AUTH_MODE=required; docs/security.md, "Access control"). Another caller
  * gets exactly the answer of an id that does not exist (404 not_found, JOB_NOT_FOUND): it must not learn that the
  * job exists. Without access control every job's owner is '' and every caller is '': the id alone is the key.
  */

@@ -154,7 +154,7 @@ const readingsTable = [
   ...READINGS.map((r) => `| ${r.question} | ${r.other} | ${r.choice} |`),
 ].join('\n');
 
-/** Choices where the rules are silent, as implemented by src/domain (the README lists the same). */
+/** Choices where the rules are silent, as implemented by src/domain (docs/readings-and-policy.md lists the same). */
 const SMALLER_CHOICES = [
   "A below-half-time term's warning appears both in the term's `warning` and in `warnings`; so does the " +
     'final-term over-disbursement sentence (on the last term).',
