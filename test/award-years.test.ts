@@ -1,5 +1,5 @@
 /**
- * Award years (issue 15 item 3): the limit table is keyed by award year, the request names one (`award_year`,
+ * Award years: the limit table is keyed by award year, the request names one (`award_year`,
  * a CSV column of the same name) or gets the one in force today, and a new award year is one data change.
  *
  * A fictitious 2027-28 is added here, in the test (never in the shipped table), with figures that differ from

@@ -1,5 +1,5 @@
 /**
- * Issue 21, finding 4 at its own scale: 600 clients sending an upload at 1 byte per second to the real server
+ * Slow uploads at scale: 600 clients sending an upload at 1 byte per second to the real server
  * (src/server.ts) running under a 1,024-descriptor limit (`ulimit -n 1024`). Before the spooling cap and the
  * minimum body rate each slow upload held two descriptors with no end, and /healthz and bulk failed for the whole
  * run. Now at most UPLOAD_MAX_SPOOLING (32, the default) are spooled at once, the rest are refused with 503, and

@@ -1,5 +1,5 @@
 /**
- * A full spool disk (issue 21, finding 7): when writing an upload to SPOOL_DIR fails with ENOSPC or EDQUOT, the
+ * A full spool disk: when writing an upload to SPOOL_DIR fails with ENOSPC or EDQUOT, the
  * bulk endpoint and the job endpoint answer 507 `insufficient_storage` (not 500/503 internal_error), the request
  * log's line carries the real cause (the errno), and no spool file is left. The failure is injected into the
  * spool file's writes (src/jobs/spool.ts createSpoolFile), the one place every upload's bytes go through.

@@ -1,5 +1,5 @@
 /**
- * The request log names no key (issue 21, finding 6) and logs the real cause of a failure (finding 7):
+ * The request log names no key and logs the real cause of a failure:
  *  - a job's requests are logged by route template (`/v1/jobs/:id/result`) with a short tag of the id, the same
  *    tag in every line of that id and another for another id; the id itself is in no line, nor is a student id,
  *    a token or a field of the file;

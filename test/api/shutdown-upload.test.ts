@@ -1,5 +1,5 @@
 /**
- * SIGTERM while an upload is still arriving after the grace period (issue 21, finding 7): the real server
+ * SIGTERM while an upload is still arriving after the grace period: the real server
  * (src/server.ts, SHUTDOWN_GRACE_MS shortened to 1 s) answers the request it could not finish 503 with
  * Connection: close and a message that says to send it again, instead of resetting the connection; its request
  * log line records that 503 (not 200); the process exits 0 and leaves no spool file.

@@ -1,5 +1,5 @@
 /**
- * Uploads still arriving are capped (issue 21, finding 4): at most UPLOAD_MAX_SPOOLING bodies are received into
+ * Uploads still arriving are capped: at most UPLOAD_MAX_SPOOLING bodies are received into
  * the spool at once (one more: 503 service_busy with Retry-After), and a body slower than
  * UPLOAD_MIN_BYTES_PER_SEC over a window is cut off (408 request_timeout, or the 503 it was being drained for),
  * its connection closed and its spool file removed; /healthz and normal uploads keep answering throughout.

@@ -1,5 +1,5 @@
 /**
- * Clients that upload a large file and then never read the answer (issue 21, finding 3): each holds a bulk slot
+ * Clients that upload a large file and then never read the answer: each holds a bulk slot
  * only until BULK_STALL_TIMEOUT_MS passes with none of its response's bytes taken; then its connection is closed,
  * its computation stops and its slot is free again. Meanwhile small files still get a slot from their own lane.
  *

@@ -1,5 +1,5 @@
 /**
- * The PDF worksheet never holds the event loop (issue 21, finding 1): the layout cuts an unbroken run into pieces
+ * The PDF worksheet never holds the event loop: the layout cuts an unbroken run into pieces
  * that fit, measuring each character once (a 40,000-character word took 36 s before, all on the event loop); the
  * PDF is made on a worker thread within a time budget (worksheet/pdf-pool.ts), so /healthz keeps answering while
  * ten PDFs are made; a PDF past its budget or beyond the waiting room is a 503 service_busy in the envelope.

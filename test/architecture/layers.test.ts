@@ -1,5 +1,5 @@
 /**
- * The rooms of src/ and the direction of their imports (issue 15, architecture.md "Layout (target)").
+ * The rooms of src/ and the direction of their imports (architecture.md "Layout (target)").
  *
  * Walks the import graph of src/ (`import … from '…'`, `export … from '…'`, `import '…'` and `import('…')` of
  * relative .ts files) and fails on an import that runs backwards between rooms, on a room missing from the table

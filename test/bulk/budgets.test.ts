@@ -1,5 +1,5 @@
 /**
- * Size budgets of the bulk pipeline (issue 11, item 3): a student whose rows hold more than
+ * Size budgets of the bulk pipeline: a student whose rows hold more than
  * BULK_MAX_STUDENT_CHARS characters is an error and never calculated, and chunks are cut by size as well as by
  * students, so no thread receives more than MAX_CHUNK_CHARS of cells (or one student within its budget).
  */

@@ -1,5 +1,5 @@
 /**
- * The bulk output never depends on how the input bytes are cut into chunks (issue 11, item 2): every file of the
+ * The bulk output never depends on how the input bytes are cut into chunks: every file of the
  * fuzz corpus (the mutations of fuzz.test.ts) run through the whole pipeline whole, one byte at a time, header
  * first, and in random chunk sizes (seeded) gives byte-identical output. Plus the issue's own case: a stray
  * opening quote in the first 64 KB of a 3,000-row file must not swallow rows or leave a student `ok` on a subset

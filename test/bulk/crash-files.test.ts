@@ -1,5 +1,5 @@
 /**
- * The issue's crash files through the real server (issue 11, item 3): src/server.ts run with `npm start`'s node
+ * Crash files through the real server: src/server.ts run with `npm start`'s node
  * flags, one thread. Each file is answered with every row accounted for, and afterwards the server still
  * computes a normal file correctly.
  *

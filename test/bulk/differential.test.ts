@@ -1,5 +1,5 @@
 /**
- * Differential fuzz (issue 11, item 7): random mutations of a valid file, run through the bulk pipeline (CSV
+ * Differential fuzz: random mutations of a valid file, run through the bulk pipeline (CSV
  * and NDJSON, random input chunking). For every file:
  *  - the CSV output has one row per data record the reader finds (the records are checked against the file's
  *    physical lines in fuzz.test.ts), in order;

@@ -240,7 +240,7 @@ describe('docs/csv-layout.md', () => {
   });
 });
 
-describe('bidirectional-control characters (issue 21: shown inert on the page and the worksheet, kept in files)', () => {
+describe('bidirectional-control characters (shown inert on the page and the worksheet, kept in files)', () => {
   it('a student id and a term label holding them are echoed byte for byte, in CSV and NDJSON', async () => {
     const controls = '\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c';
     const id = `S\u202e1${controls}`;

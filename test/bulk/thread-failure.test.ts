@@ -1,5 +1,5 @@
 /**
- * A chunk that a worker thread cannot hold fails alone (issue 11, item 3): the thread reaches its heap limit and
+ * A chunk that a worker thread cannot hold fails alone: the thread reaches its heap limit and
  * dies, that chunk's students become internal_error rows, the chunks before and after it are computed, the
  * process stays up, and piscina replaces the thread so the next file is computed normally.
  *

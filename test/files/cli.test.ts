@@ -1,5 +1,5 @@
 /**
- * Issue 13, the command line: --help / --version as a user runs them (a child process), the dialect options on a
+ * The command line: --help / --version as a user runs them (a child process), the dialect options on a
  * local run, and --server through a path prefix with gzip both ways (a real service mounted under /sor/).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

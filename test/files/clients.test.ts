@@ -1,5 +1,5 @@
 /**
- * Issue 13: the client examples the README shows (examples/clients/) run against a real service, as an integrator
+ * The client examples the docs show (examples/clients/) run against a real service, as an integrator
  * runs them: Python `requests` (bulk and jobs), Java `HttpClient` (single-file `java Client.java`) and curl, each
  * sending the Windows-1252 semicolon export gzipped and reading a gzip answer. (The PowerShell example is not run:
  * PowerShell is not installed here; the README says so.)

@@ -1,5 +1,5 @@
 /**
- * Issue 13, the reading stage below the HTTP doors: a file in another charset or with another delimiter gives the
+ * The reading stage below the HTTP doors: a file in another charset or with another delimiter gives the
  * same output as its UTF-8 comma form, however its bytes are cut into pieces (a UTF-16 surrogate pair or a
  * Windows-1252 byte split across reads included), and the prescan and the pipeline agree on it.
  */

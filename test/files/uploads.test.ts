@@ -1,5 +1,5 @@
 /**
- * Issue 13: the files registrars really export, through the real HTTP service (createRuntime + createApp, real
+ * The files registrars really export, through the real HTTP service (createRuntime + createApp, real
  * sockets): charsets, delimiters, Excel's trailing empty columns, extra columns, application/octet-stream, gzip
  * in and out, the template, CORS. Each file is made here from the spec's worked examples and must come back right
  * (figures from examples.json) or get a clear 400 that says what to change.

@@ -1,5 +1,5 @@
 /**
- * Bidirectional-control characters on the page (issue 21, finding 7): a term label or a student id holding a
+ * Bidirectional-control characters on the page: a term label or a student id holding a
  * right-to-left override (U+202E) is shown inert — each control as a visible escape (‹U+202E›, the worksheet's
  * escapes) inside its own isolate (`unicode-bidi: isolate`) — in the result, its warnings, the field errors and
  * the bulk tab's error rows, while the value sent to the service is the text as typed, byte for byte.

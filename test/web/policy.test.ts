@@ -1,5 +1,5 @@
 /**
- * The School policy section (rules.md §10, issue 22) in a real browser against the real service: closed by
+ * The School policy section (rules.md §10) in a real browser against the real service: closed by
  * default, one control per option of the service's policy table (src/domain/policy.ts) with the default marked,
  * remembered by the browser across a reload and reset to the defaults; the single-student request carries the
  * non-default options as `policy`, the answer under a policy says so beside the figures (Handbook ch. 5 example 6

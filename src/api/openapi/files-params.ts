@@ -1,5 +1,5 @@
 /**
- * The OpenAPI parts of issue 13 (files as registrars export them): the upload query parameters of the bulk door
+ * The OpenAPI parts of files as registrars export them: the upload query parameters of the bulk door
  * (the job door takes the same) and GET /v1/calculate/bulk/template.csv.
  */
 import { z } from 'zod';
