@@ -1,7 +1,7 @@
 /**
  * Renders the configuration reference, docs/configuration.md, from the config schema's metadata
  * (src/config/env-schema.ts): one table per section, then the advanced knobs and the deprecated names apart.
- * test/config-docs.test.ts fails when the committed file differs. Regenerate it with:
+ * test/config/config-docs.test.ts fails when the committed file differs. Regenerate it with:
  *
  *   npm run docs:config        (node scripts/config-docs.ts > docs/configuration.md)
  */

@@ -20,7 +20,7 @@
  * guards (access control, rate limits) are mounted on `/v1` by the same router, after `GET /v1/openapi.json`
  * (open by design) and before every /v1 route; POST /v1/calculate, answered before them, runs the same guards
  * itself. A request that can reach a /v1 route passes them first, whatever router holds that route
- * (test/security/route-walk.test.ts walks every route and its other spellings).
+ * (test/api/route-walk.test.ts walks every route and its other spellings).
  */
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';

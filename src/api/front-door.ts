@@ -7,7 +7,7 @@
  * (see calculate-route.ts). The app routes the other spellings of the same route (a query string, the absolute
  * form) to the same handler, so a client cannot tell which way its request went. Any other method (405, OPTIONS
  * preflights), a trailing slash, other letter case or any other spelling (404: routing is case-sensitive and
- * strict, src/api/routing.ts) is answered by Express (test/security/route-walk.test.ts).
+ * strict, src/api/routing.ts) is answered by Express (test/api/route-walk.test.ts).
  */
 import type { IncomingMessage, RequestListener } from 'node:http';
 import type { AppContext } from './context.ts';

@@ -1,8 +1,8 @@
 /** Environment → Config: defaults, one-line errors naming the variable, frozen result. */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, deprecationWarnings, loadConfig } from '../src/config.ts';
-import { workerTuning } from '../src/queue/settings.ts';
-import { DEFAULT_POLICY } from '../src/domain/policy.ts';
+import { ConfigError, deprecationWarnings, loadConfig } from '../../src/config.ts';
+import { workerTuning } from '../../src/queue/settings.ts';
+import { DEFAULT_POLICY } from '../../src/domain/policy.ts';
 
 describe('loadConfig', () => {
   it('has the documented defaults with an empty environment', () => {

@@ -6,8 +6,8 @@
 import { request as httpRequest } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import iconv from 'iconv-lite';
-import { EXAMPLES, EXAMPLES_HEADER, examplesCsv, expectRowsMatchExample } from '../bulk/examples.ts';
-import { parseOutput, type OutputRow } from '../bulk/helpers.ts';
+import { EXAMPLES, EXAMPLES_HEADER, examplesCsv, expectRowsMatchExample } from './examples.ts';
+import { parseOutput, type OutputRow } from './helpers.ts';
 import { expect } from 'vitest';
 
 /** The student_id a file gives an example: accents that Windows-1252 and UTF-16 hold, and UTF-8 spells differently. */

@@ -17,7 +17,7 @@ import { createApp } from '../../src/api/app.ts';
 import { main } from '../../src/cli/main.ts';
 import { createRuntime, type Runtime } from '../../src/runtime.ts';
 import { bulkConfig } from '../bulk/helpers.ts';
-import { encode, examplesFile, expectExamplesOutput } from './support.ts';
+import { encode, examplesFile, expectExamplesOutput } from '../bulk/registrar-files.ts';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };

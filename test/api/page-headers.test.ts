@@ -4,7 +4,7 @@
  * DENY for older browsers), nosniff, no referrer; their static files with nosniff.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../api/helpers.ts';
+import { startTestServer, type TestServer } from './helpers.ts';
 
 let server: TestServer;
 beforeAll(async () => {

@@ -12,8 +12,8 @@ import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import { CsvRecordReader } from '../../src/bulk/csv-reader.ts';
 import { type CsvRecord } from '../../src/bulk/csv-record.ts';
 import { DEFAULT_DIALECT, type CsvDialect } from '../../src/bulk/csv-dialect.ts';
-import { bulkConfig, piecewise, StringSink } from '../bulk/helpers.ts';
-import { encode, examplesFile, expectExamplesOutput } from './support.ts';
+import { bulkConfig, piecewise, StringSink } from './helpers.ts';
+import { encode, examplesFile, expectExamplesOutput } from './registrar-files.ts';
 
 const inline = createInlineRunner();
 const config = bulkConfig({ BULK_CHUNK_STUDENTS: '3' });

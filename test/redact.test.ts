@@ -3,8 +3,8 @@
  * spaces, raw or percent-encoded, in well-formed and malformed URLs, never appear, whole or in part.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
-import { redactText, redactUrl, serializeError, urlSecrets } from '../../src/redact.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { redactText, redactUrl, serializeError, urlSecrets } from '../src/redact.ts';
 
 /** Passwords whose pieces (between the special characters) are long and distinctive enough to search for. */
 const PASSWORDS = [

@@ -17,7 +17,7 @@ import { pino } from 'pino';
 import { createApp } from '../../src/api/app.ts';
 import { createRuntime, type Runtime } from '../../src/runtime.ts';
 import { bulkConfig } from '../bulk/helpers.ts';
-import { encode, examplesFile, expectExamplesOutput } from './support.ts';
+import { encode, examplesFile, expectExamplesOutput } from '../bulk/registrar-files.ts';
 
 const CLIENTS = fileURLToPath(new URL('../../examples/clients/', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'sor-clients-'));

@@ -22,7 +22,7 @@ import type { ChunkJobReturn } from '../../src/queue/chunk-completions.ts';
 import { QUEUE_NAME, RESULT_TTL_SECONDS, chunkPayloadKey, chunkResultKey } from '../../src/queue/settings.ts';
 import { EXAMPLES, examplesCsv, expectRowsMatchExample } from '../bulk/examples.ts';
 import { parseOutput } from '../bulk/helpers.ts';
-import { type RunningService, removePrefix, silentLogger, startService, testConfig } from '../queue/helpers.ts';
+import { type RunningService, removePrefix, silentLogger, startService, testConfig } from './helpers.ts';
 import { TEST_SIGNING_KEY, killAll, startWorker } from '../support/processes.ts';
 import { findRedis, uniquePrefix } from '../support/redis.ts';
 import type { TestRedis } from '../support/redis.ts';

@@ -4,10 +4,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { configVariables, loadConfig } from '../src/config.ts';
-import { renderConfigReference } from '../scripts/config-docs.ts';
+import { configVariables, loadConfig } from '../../src/config.ts';
+import { renderConfigReference } from '../../scripts/config-docs.ts';
 
-const DOC = new URL('../docs/configuration.md', import.meta.url);
+const DOC = new URL('../../docs/configuration.md', import.meta.url);
 
 describe('the configuration reference', () => {
   it('is what the config schema renders (regenerate with: npm run docs:config)', () => {

@@ -8,8 +8,8 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readHeader, validateStudentRows } from '../src/bulk/csv-layout.ts';
-import { calculate } from '../src/domain/calculate.ts';
+import { readHeader, validateStudentRows } from '../../src/bulk/csv-layout.ts';
+import { calculate } from '../../src/domain/calculate.ts';
 import {
   type LimitTable,
   STATUTORY_LIMIT_TABLE,
@@ -17,15 +17,15 @@ import {
   awardYearOn,
   awardYearStart,
   lookupStatutoryLimit,
-} from '../src/domain/limits.ts';
-import { WORKED_EXAMPLES } from '../src/api/openapi/worked-examples.ts';
-import { awardYearsPhrase, limitTableMarkdown } from '../src/api/openapi/limits-prose.ts';
-import { buildOpenApiDocument } from '../src/api/openapi/document.ts';
-import { todayUtc } from '../src/schema/award-year.ts';
-import { parseCalculationRequest } from '../src/schema/request.ts';
-import { type TestServer, baseRequest, postJson, startTestServer } from './api/helpers.ts';
-import { parseOutput, runToString } from './bulk/helpers.ts';
-import { createInlineRunner } from '../src/bulk/runners/inline.ts';
+} from '../../src/domain/limits.ts';
+import { WORKED_EXAMPLES } from '../../src/api/openapi/worked-examples.ts';
+import { awardYearsPhrase, limitTableMarkdown } from '../../src/api/openapi/limits-prose.ts';
+import { buildOpenApiDocument } from '../../src/api/openapi/document.ts';
+import { todayUtc } from '../../src/schema/award-year.ts';
+import { parseCalculationRequest } from '../../src/schema/request.ts';
+import { type TestServer, baseRequest, postJson, startTestServer } from '../api/helpers.ts';
+import { parseOutput, runToString } from '../bulk/helpers.ts';
+import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 
 const shipped = STATUTORY_LIMIT_TABLE[0]!;
 
@@ -332,7 +332,7 @@ describe('the OpenAPI document shows the table', () => {
 });
 
 describe('the loan-limit figures live in the table only', () => {
-  const SRC = new URL('../src/', import.meta.url);
+  const SRC = new URL('../../src/', import.meta.url);
   /**
    * Files allowed to hold the figures: the table itself. Only .ts files are read: the JSON data under
    * api/openapi/ (worked-examples.json, the verbatim spec copy, and example-texts.json, the engine's own wording)

@@ -16,7 +16,14 @@ import { createRuntime, type Runtime } from '../../src/runtime.ts';
 import { bulkConfig, parseOutput } from '../bulk/helpers.ts';
 import { EXAMPLES, expectRowsMatchExample } from '../bulk/examples.ts';
 import { WORKED_EXAMPLES } from '../../src/api/openapi/worked-examples.ts';
-import { accentedId, encode, examplesFile, expectExamplesOutput, rawRequest, type RawResponse } from './support.ts';
+import {
+  accentedId,
+  encode,
+  examplesFile,
+  expectExamplesOutput,
+  rawRequest,
+  type RawResponse,
+} from '../bulk/registrar-files.ts';
 
 interface Started {
   base: string;
