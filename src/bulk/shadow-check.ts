@@ -36,8 +36,6 @@ import {
   type Readings,
   readingsForPolicy,
   readingsForReason,
-  readingsInclude,
-  readingsOver,
 } from '../domain/readings.ts';
 import type { CalculationInput, CalculationResult, DisbursementOption } from '../domain/types.ts';
 import { SIS_LOANS, type SisFigures, type SisLoan, type SisOption } from './sis-figures.ts';
@@ -260,27 +258,6 @@ function mayDiffer(
 
 const READING_REASONS: readonly ReadingReason[] = CHECK_REASONS.filter((r): r is ReadingReason => r in REASON_CHANGES);
 
-/** The exact proration fraction: the other form `proration_decimal` tries under a decimal policy. */
-const EXACT_FRACTION: Partial<Readings> = { prorationFraction: 'exact' };
-const decimalAttemptsByBase = new WeakMap<Readings, readonly Readings[]>();
-
-/**
- * The readings a reason tries on top of `base` (the policy's), in order; empty when the policy already is the
- * reason's reading (the reason is skipped). `proration_decimal` names the fraction in another form than the
- * policy's, so under a decimal policy it also tries the exact fraction (after the other decimal).
- */
-function attemptsOver(base: Readings, reason: ReadingReason): readonly Readings[] {
-  const attempts = readingsForReason(base, reason);
-  if (reason !== 'proration_decimal' || readingsInclude(base, EXACT_FRACTION)) return attempts;
-  let list = decimalAttemptsByBase.get(base);
-  if (list === undefined) {
-    const exact = readingsOver(base, EXACT_FRACTION);
-    list = attempts.some((r) => r.prorationFraction === 'exact') ? attempts : Object.freeze([...attempts, exact]);
-    decimalAttemptsByBase.set(base, list);
-  }
-  return list;
-}
-
 /**
  * A cheap first look at a reading (its percentage and annual amounts only): false when they already contradict
  * the school's figures — the percentage, or a loan's complete term amounts that must add up to its annual amount
@@ -319,7 +296,7 @@ function explain(input: CalculationInput, result: CalculationResult, figures: Si
   const proportional = figures.option === 'proportional';
   const base = readingsForPolicy(input.policy);
   for (const reason of READING_REASONS) {
-    const attempts = attemptsOver(base, reason);
+    const attempts = readingsForReason(base, reason);
     if (attempts.length === 0 || !mayDiffer(reason, base, input, result, figures, ours)) continue;
     for (const readings of attempts) {
       student ??= new StudentFigures(input);

@@ -139,7 +139,8 @@ export type ReadingReason = Exclude<CheckReason, 'option_mismatch' | 'unexplaine
 /**
  * What each reason changes, as changes on top of a base readings (the service's, or a school policy's), in the
  * order they are tried: several for `percent_not_rounded` (unrounded, then rounded down) and `proration_decimal`
- * (rounded, then truncated). The shadow check applies them over the policy in force (readingsForReason()).
+ * (the fraction in another form than the base's: rounded, truncated, exact; the form the base already has is left
+ * out by readingsForReason()). The shadow check applies them over the policy in force.
  */
 export const REASON_CHANGES: Readonly<Record<ReadingReason, readonly Readonly<Partial<Readings>>[]>> = Object.freeze({
   remainder_placement: [{ remainder: 'last_term' }],
@@ -149,23 +150,37 @@ export const REASON_CHANGES: Readonly<Record<ReadingReason, readonly Readonly<Pa
   grad_plus_gap_before_reduction: [{ gradPlusBase: 'before_reduction' }],
   paid_term_recomputed: [{ closedTerms: 'recomputed' }],
   proration_parts_rounded: [{ prorationLimits: 'parts_rounded' }],
-  proration_decimal: [{ prorationFraction: 'decimal_rounded' }, { prorationFraction: 'decimal_truncated' }],
+  proration_decimal: [
+    { prorationFraction: 'decimal_rounded' },
+    { prorationFraction: 'decimal_truncated' },
+    { prorationFraction: 'exact' },
+  ],
   single_term_half_annual: [{ singleTermBasis: 'half_annual' }],
   below_half_time_term_dropped: [{ belowHalfTimeTerms: 'dropped' }],
 } satisfies Record<ReadingReason, readonly Partial<Readings>[]>);
-
-/** The readings each reason tries over the service's readings (REASON_CHANGES over SERVICE_READINGS). */
-export const REASON_READINGS: Readonly<Record<ReadingReason, Readings[]>> = Object.freeze(
-  Object.fromEntries(
-    Object.entries(REASON_CHANGES).map(([reason, changes]) => [reason, changes.map((c) => readingsWith(c))]),
-  ) as Record<ReadingReason, Readings[]>,
-);
 
 /** True when `base` already has every reading `changes` sets. */
 export function readingsInclude(base: Readings, changes: Partial<Readings>): boolean {
   for (const key of Object.keys(changes) as (keyof Readings)[]) if (base[key] !== changes[key]) return false;
   return true;
 }
+
+/** A reason's changes applied over `base`, leaving out those `base` already has. */
+function reasonReadingsOver(base: Readings, reason: ReadingReason): readonly Readings[] {
+  return Object.freeze(
+    REASON_CHANGES[reason].filter((c) => !readingsInclude(base, c)).map((c) => readingsOver(base, c)),
+  );
+}
+
+/** The readings each reason tries over the service's readings (REASON_CHANGES over SERVICE_READINGS). */
+export const REASON_READINGS: Readonly<Record<ReadingReason, readonly Readings[]>> = Object.freeze(
+  Object.fromEntries(
+    (Object.keys(REASON_CHANGES) as ReadingReason[]).map((reason) => [
+      reason,
+      reasonReadingsOver(SERVICE_READINGS, reason),
+    ]),
+  ) as Record<ReadingReason, readonly Readings[]>,
+);
 
 const reasonReadingsCache = new WeakMap<Readings, Map<ReadingReason, readonly Readings[]>>();
 
@@ -184,9 +199,7 @@ export function readingsForReason(base: Readings, reason: ReadingReason): readon
   }
   let list = byReason.get(reason);
   if (list === undefined) {
-    list = Object.freeze(
-      REASON_CHANGES[reason].filter((c) => !readingsInclude(base, c)).map((c) => readingsOver(base, c)),
-    );
+    list = reasonReadingsOver(base, reason);
     byReason.set(reason, list);
   }
   return list;
