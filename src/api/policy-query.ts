@@ -11,7 +11,7 @@ import type { Request } from 'express';
 import { appError, type FieldError } from '../errors.ts';
 import {
   POLICY_OPTIONS,
-  checkPolicyChoice,
+  isPolicyValue,
   policyOption,
   resolvePolicy,
   type PolicyChoices,
@@ -59,8 +59,7 @@ export function queryPolicyChoices(req: Pick<Request, 'query'>): PolicyChoices {
       });
       continue;
     }
-    const problem = checkPolicyChoice(option, value);
-    if (problem !== null) {
+    if (!isPolicyValue(spec.name, value)) {
       errors.push({
         name: field,
         allowed,
