@@ -51,10 +51,16 @@ function optionTotal(schedule: PerLoan<Dec[]>): DisbursementOption {
   return toDisbursementOption(sumDec(schedule[0]), sumDec(schedule[1]), sumDec(schedule[2]));
 }
 
-/** The shared part of the adjustment explanations (warnings.ts adjustmentCause()). */
-function adjustmentCause(terms: readonly TermFacts[], revision: Scenario, baseline: Scenario): string {
+/** The terms whose actual_final_credits differ from their credits_enrolled, in term order (rules.md §6). */
+function creditChanges(terms: readonly TermFacts[]): W.CreditChange[] {
   const changes: W.CreditChange[] = [];
   for (const t of terms) if (t.changed) changes.push({ label: t.label, enrolled: t.enrolled, actual: t.actual! });
+  return changes;
+}
+
+/** The shared part of the adjustment explanations (warnings.ts adjustmentCause()). */
+function adjustmentCause(terms: readonly TermFacts[], revision: Scenario, baseline: Scenario): string {
+  const changes = creditChanges(terms);
   const annualChanges: W.AnnualChange[] = [];
   for (let l = 0; l < 3; l++) {
     annualChanges.push({ loan: LOAN_TYPES[l]!, from: baseline.annual[l]!, to: revision.annual[l]! });
@@ -126,8 +132,7 @@ function finalPeriodWarnings(
           unsubsidizedOnly: p.limits === 'parts_rounded' ? p.unsubsidizedOnly : null,
         }),
       ];
-      const changes: W.CreditChange[] = [];
-      for (const t of terms) if (t.changed) changes.push({ label: t.label, enrolled: t.enrolled, actual: t.actual! });
+      const changes = creditChanges(terms);
       if (changes.length > 0) sentences.push(W.prorationNotRedone(changes));
       return sentences;
     }
