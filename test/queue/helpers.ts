@@ -130,3 +130,17 @@ export async function serveJobs(
   const { port } = server.address() as AddressInfo;
   return { base: `http://127.0.0.1:${port}`, server };
 }
+
+/** Counts the chunks the queue runner had to run locally. */
+export function countingFallback(inner: ChunkRunner): ChunkRunner & { calls: number } {
+  const wrapped = {
+    kind: inner.kind,
+    calls: 0,
+    run(task: ChunkTask): Promise<ChunkOutput> {
+      wrapped.calls++;
+      return inner.run(task);
+    },
+    close: async () => undefined,
+  };
+  return wrapped;
+}

@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BulkFormat } from '../../src/bulk/pipeline.ts';
-import type { ChunkOutput, ChunkRunner, ChunkTask } from '../../src/bulk/runner.ts';
+import type { ChunkRunner } from '../../src/bulk/runner.ts';
 import { createPoolRunner } from '../../src/bulk/runners/pool.ts';
 import type { PoolRunner } from '../../src/bulk/runners/pool.ts';
 import type { Config } from '../../src/config.ts';
@@ -17,7 +17,7 @@ import { killAll, startWorker } from '../support/processes.ts';
 import { findRedis, freePort, ownRedis, startRedisBinary, uniquePrefix } from '../support/redis.ts';
 import type { TestRedis } from '../support/redis.ts';
 import { makeCsv } from './csv-gen.ts';
-import { bulkOutputText, removePrefix, silentLogger, testConfig } from './helpers.ts';
+import { bulkOutputText, countingFallback, removePrefix, silentLogger, testConfig } from './helpers.ts';
 
 let redis: TestRedis;
 let pool: PoolRunner;
@@ -25,20 +25,6 @@ const prefixes: { url: string; prefix: string }[] = [];
 const STUDENTS = 3000;
 const csv = makeCsv(STUDENTS, 7);
 const expected: Partial<Record<BulkFormat, string>> = {};
-
-/** Counts the chunks the queue runner had to run locally. */
-function countingFallback(inner: ChunkRunner): ChunkRunner & { calls: number } {
-  const wrapped = {
-    kind: inner.kind,
-    calls: 0,
-    run(task: ChunkTask): Promise<ChunkOutput> {
-      wrapped.calls++;
-      return inner.run(task);
-    },
-    close: async () => undefined,
-  };
-  return wrapped;
-}
 
 function collect(
   runner: ChunkRunner,

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BulkFormat } from '../../src/bulk/pipeline.ts';
-import type { ChunkOutput, ChunkRunner, ChunkTask } from '../../src/bulk/runner.ts';
+import type { ChunkRunner } from '../../src/bulk/runner.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import { createPoolRunner, type PoolRunner } from '../../src/bulk/runners/pool.ts';
 import { createQueueRunner } from '../../src/queue/queue-runner.ts';
@@ -31,7 +31,7 @@ import { killAll, startWorker } from '../support/processes.ts';
 import { findRedis, uniquePrefix, type TestRedis } from '../support/redis.ts';
 import { parseNdjson, parseOutput } from '../bulk/helpers.ts';
 import { examplesCsv, withoutFreeText } from '../bulk/examples.ts';
-import { removePrefix, silentLogger, startService, testConfig } from './helpers.ts';
+import { countingFallback, removePrefix, silentLogger, startService, testConfig } from './helpers.ts';
 import { Readable, Writable } from 'node:stream';
 import { runBulk } from '../../src/bulk/pipeline.ts';
 
@@ -347,21 +347,13 @@ describe('same figures from every door', () => {
     const env = { REDIS_URL: redis.url, REDIS_PREFIX: prefix, BULK_CHUNK_STUDENTS: '1' };
     await startWorker(env);
     const config = testConfig(env);
-    let localCalls = 0;
-    const fallback: ChunkRunner = {
-      kind: 'pool',
-      run: (task: ChunkTask): Promise<ChunkOutput> => {
-        localCalls++;
-        return pool.run(task);
-      },
-      close: async () => undefined,
-    };
+    const fallback = countingFallback(pool);
     const runner = createQueueRunner({ config, logger: silentLogger, fallback });
     try {
       for (const format of ['csv', 'ndjson'] as const) {
         expect(await pipelineText(format, runner, config)).toBe(expected[format]);
       }
-      expect(localCalls).toBe(0);
+      expect(fallback.calls).toBe(0);
     } finally {
       await runner.close();
     }

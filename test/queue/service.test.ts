@@ -10,7 +10,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { outcomeText, runBulk } from '../../src/bulk/pipeline.ts';
-import type { ChunkOutput, ChunkRunner, ChunkTask } from '../../src/bulk/runner.ts';
+import type { ChunkRunner } from '../../src/bulk/runner.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import { createPoolRunner } from '../../src/bulk/runners/pool.ts';
 import type { PoolRunner } from '../../src/bulk/runners/pool.ts';
@@ -23,6 +23,7 @@ import type { TestRedis } from '../support/redis.ts';
 import { makeCsv } from './csv-gen.ts';
 import {
   bulkOutputText,
+  countingFallback,
   removePrefix,
   type RunningService,
   silentLogger,
@@ -182,15 +183,7 @@ describe('worker graceful shutdown', () => {
     const env = { REDIS_URL: redis.url, REDIS_PREFIX: prefix };
     const worker = await startWorker(env);
     const config = testConfig(env);
-    let localCalls = 0;
-    const local: ChunkRunner = {
-      kind: 'pool',
-      run(task: ChunkTask): Promise<ChunkOutput> {
-        localCalls++;
-        return pool.run(task);
-      },
-      close: async () => undefined,
-    };
+    const local = countingFallback(pool);
     const runner = createQueueRunner({ config, logger: silentLogger, fallback: local });
     const queue = new Queue(QUEUE_NAME, { connection: { url: redis.url }, prefix });
     try {
@@ -223,7 +216,7 @@ describe('worker graceful shutdown', () => {
       worker.proc.kill('SIGTERM');
       const out = await pending;
       expect(outcomeText(out)).toBe(outcomeText(expected));
-      expect(localCalls).toBe(0);
+      expect(local.calls).toBe(0);
       expect(await worker.exited).toBe(0);
       expect(worker.output()).toMatch(/draining in-flight jobs/);
       expect(worker.output()).toMatch(/"chunks":1,.*"msg":"worker: stopped"/);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BulkFormat } from '../../src/bulk/pipeline.ts';
-import type { ChunkOutput, ChunkRunner, ChunkTask } from '../../src/bulk/runner.ts';
+import type { ChunkRunner } from '../../src/bulk/runner.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import { createPoolRunner, type PoolRunner } from '../../src/bulk/runners/pool.ts';
 import type { CheckSummary } from '../../src/bulk/shadow-summary.ts';
@@ -21,7 +21,7 @@ import { killAll, startWorker } from '../support/processes.ts';
 import { findRedis, uniquePrefix, type TestRedis } from '../support/redis.ts';
 import { runToString } from '../bulk/helpers.ts';
 import { SHADOW_CASES, shadowCsv } from '../bulk/shadow-files.ts';
-import { bulkOutputText, removePrefix, silentLogger, startService, testConfig } from './helpers.ts';
+import { bulkOutputText, countingFallback, removePrefix, silentLogger, startService, testConfig } from './helpers.ts';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const csv = shadowCsv();
@@ -131,15 +131,7 @@ describe('same bytes and summary from every door', () => {
     const env = { REDIS_URL: redis.url, REDIS_PREFIX: prefix, BULK_CHUNK_STUDENTS: '2' };
     await startWorker(env);
     const config = testConfig(env);
-    let localCalls = 0;
-    const fallback: ChunkRunner = {
-      kind: 'pool',
-      run: (task: ChunkTask): Promise<ChunkOutput> => {
-        localCalls++;
-        return pool.run(task);
-      },
-      close: async () => undefined,
-    };
+    const fallback = countingFallback(pool);
     const runner = createQueueRunner({ config, logger: silentLogger, fallback });
     try {
       const counted: boolean[] = [];
@@ -157,7 +149,7 @@ describe('same bytes and summary from every door', () => {
         };
         expect(await bulkOutputText({ body: csv, format, runner: recording, config })).toBe(expected[format]);
       }
-      expect(localCalls).toBe(0);
+      expect(fallback.calls).toBe(0);
       expect(counted.length).toBeGreaterThan(2);
       expect(counted.every(Boolean)).toBe(true);
     } finally {
