@@ -6,10 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gzipSync, gunzipSync } from 'node:zlib';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import type express from 'express';
 import { createApp } from '../../src/api/app.ts';
 import type { AppContext } from '../../src/api/context.ts';
 import { createRuntime, type Runtime } from '../../src/runtime.ts';
@@ -24,24 +21,7 @@ import {
   rawRequest,
   type RawResponse,
 } from '../bulk/registrar-files.ts';
-
-interface Started {
-  base: string;
-  server: Server;
-}
-
-async function listen(app: express.Express): Promise<Started> {
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
-
-async function stop(s: Started | undefined): Promise<void> {
-  if (s === undefined) return;
-  s.server.closeAllConnections();
-  await new Promise<void>((resolve) => s.server.close(() => resolve()));
-}
+import { type Started, listen, stop } from '../support/listen.ts';
 
 const logger = pino({ level: 'silent' });
 const SIS = 'https://sis.example.edu';

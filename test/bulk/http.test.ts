@@ -3,10 +3,8 @@
  * negotiation, every error status, runner choice, equality with the JSON endpoint, client disconnects.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { pino } from 'pino';
-import type express from 'express';
 import { createApp } from '../../src/api/app.ts';
 import { bulkRouter } from '../../src/api/bulk-route.ts';
 import type { AppContext } from '../../src/api/context.ts';
@@ -15,24 +13,7 @@ import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import { SAMPLE_CSV, bulkConfig, generatedCsv, parseNdjson, readText, runToString } from './helpers.ts';
 import { EXAMPLES, examplesCsv } from './examples.ts';
 import { expectSampleCsv, expectSampleNdjson } from './sample-doors.ts';
-
-interface Started {
-  base: string;
-  server: Server;
-}
-
-async function listen(app: express.Express): Promise<Started> {
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
-
-async function stop(s: Started | undefined): Promise<void> {
-  if (s === undefined) return;
-  s.server.closeAllConnections();
-  await new Promise<void>((resolve) => s.server.close(() => resolve()));
-}
+import { type Started, listen, stop } from '../support/listen.ts';
 
 const logs: string[] = [];
 const logger = pino({ level: 'info' }, { write: (line: string) => void logs.push(line) });
