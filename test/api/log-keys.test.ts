@@ -9,11 +9,8 @@
  *    (`err` serializer serializeError), never `"[object Object]"`.
  * The whole service runs in this process (createRuntime + createRequestListener, as src/server.ts serves it).
  */
-import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Router } from 'express';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -27,7 +24,7 @@ import { appError } from '../../src/errors.ts';
 import { newJobId } from '../../src/jobs/job-id.ts';
 import { serializeError } from '../../src/redact.ts';
 import { createRuntime } from '../../src/runtime.ts';
-import { createToken } from '../auth/helpers.ts';
+import { createToken, tokenServiceEnv } from '../auth/helpers.ts';
 
 interface Service {
   base: string;
@@ -71,18 +68,7 @@ async function startService(env: Record<string, string>, routers: Router[] = [])
   return service;
 }
 
-function freshEnv(extra: Record<string, string>): Record<string, string> {
-  const dir = mkdtempSync(join(tmpdir(), 'sor-log-keys-'));
-  return {
-    LOG_LEVEL: 'info',
-    BULK_THREADS: '1',
-    AUTH_TOKEN_PREFIX: 'svc_test_',
-    AUTH_TOKENS_FILE: join(dir, 'tokens.json'),
-    SPOOL_DIR: join(dir, 'spool'),
-    JOBS_DIR: join(dir, 'jobs'),
-    ...extra,
-  };
-}
+const freshEnv = (extra: Record<string, string>) => tokenServiceEnv('log-keys', 'info', extra);
 
 interface RequestLine {
   req?: { id: string; method: string; path: string; params?: Record<string, string> };

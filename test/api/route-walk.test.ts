@@ -9,12 +9,9 @@
  * the token file store; requests are sent with node:http so the request target goes on the wire as written (fetch
  * would resolve dot segments and re-encode).
  */
-import { mkdtempSync } from 'node:fs';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, OPENAPI_PATH, type AppExtras } from '../../src/api/app.ts';
@@ -23,7 +20,7 @@ import { createRequestListener } from '../../src/api/front-door.ts';
 import { loadConfig } from '../../src/config.ts';
 import { newJobId } from '../../src/jobs/job-id.ts';
 import { createRuntime, type Runtime } from '../../src/runtime.ts';
-import { FSA_1, createToken, studentsCsv } from '../auth/helpers.ts';
+import { FSA_1, createToken, studentsCsv, tokenServiceEnv } from '../auth/helpers.ts';
 
 interface Reply {
   status: number;
@@ -214,18 +211,7 @@ async function walk(service: Service, allowed: number[], headers: Record<string,
   return { wrong, sent };
 }
 
-function freshEnv(extra: Record<string, string>): Record<string, string> {
-  const dir = mkdtempSync(join(tmpdir(), 'sor-route-walk-'));
-  return {
-    LOG_LEVEL: 'silent',
-    BULK_THREADS: '1',
-    AUTH_TOKEN_PREFIX: 'svc_test_',
-    AUTH_TOKENS_FILE: join(dir, 'tokens.json'),
-    SPOOL_DIR: join(dir, 'spool'),
-    JOBS_DIR: join(dir, 'jobs'),
-    ...extra,
-  };
-}
+const freshEnv = (extra: Record<string, string>) => tokenServiceEnv('route-walk', 'silent', extra);
 
 describe('AUTH_MODE=required', () => {
   const env = freshEnv({ AUTH_MODE: 'required' });

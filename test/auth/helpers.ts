@@ -1,4 +1,7 @@
 /** Shared by the access-control tests: the real API as a child process, and `sor token` run in-process. */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { main } from '../../src/cli/main.ts';
 import { type Child, serverEnv, spawnNode } from '../support/processes.ts';
@@ -84,4 +87,21 @@ export async function waitForJob(base: string, id: string, token?: string): Prom
     if (Date.now() > deadline) throw new Error(`job ${id} still ${body.status}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * The environment of an in-process service with its own token file, spool and results folders (a fresh temporary
+ * folder named after `name`), plus `extra`.
+ */
+export function tokenServiceEnv(name: string, logLevel: string, extra: Record<string, string>): Record<string, string> {
+  const dir = mkdtempSync(join(tmpdir(), `sor-${name}-`));
+  return {
+    LOG_LEVEL: logLevel,
+    BULK_THREADS: '1',
+    AUTH_TOKEN_PREFIX: 'svc_test_',
+    AUTH_TOKENS_FILE: join(dir, 'tokens.json'),
+    SPOOL_DIR: join(dir, 'spool'),
+    JOBS_DIR: join(dir, 'jobs'),
+    ...extra,
+  };
 }
