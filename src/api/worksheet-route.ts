@@ -1,7 +1,7 @@
 /**
  * POST /v1/calculate/worksheet: one student, the same body and validation as POST /v1/calculate, answered with the
  * result and every step that made it (src/domain/trace.ts), in the format the Accept header asks for:
- *   application/json (also for no Accept or *\/*)  {rule_set, policy, result, steps}
+ *   application/json (also for no Accept or *\/*)  {rule_set, policy, summary, result, steps}
  *   text/html                                      the printable worksheet (src/api/worksheet/html.ts)
  *   application/pdf                                the same as a PDF (src/api/worksheet/pdf.ts), laid out on a worker
  *                                                  thread within a time budget (worksheet/pdf-pool.ts): 503
@@ -14,6 +14,7 @@
 import { Router, type Request } from 'express';
 import { AppError, appError } from '../errors.ts';
 import { RULE_SET_ID } from '../domain/rule-set.ts';
+import { worksheetSummary } from '../domain/summary.ts';
 import { calculateWithTrace } from '../domain/trace.ts';
 import { parseCalculationRequest } from '../schema/request.ts';
 import type { WireWorksheet } from '../schema/worksheet.ts';
@@ -57,6 +58,7 @@ export function worksheetRouter(ctx: AppContext): Router {
         return;
       }
       const { result, steps } = calculateWithTrace(parsed.value);
+      const summary = worksheetSummary(parsed.value, result, steps);
       res.status(200);
       res.setHeader('Cache-Control', 'no-store');
       res.setHeader('Vary', 'Accept');
@@ -64,6 +66,7 @@ export function worksheetRouter(ctx: AppContext): Router {
         const worksheet: WireWorksheet = {
           rule_set: RULE_SET_ID,
           policy: wirePolicy(parsed.value.policy),
+          summary,
           result,
           steps,
         };
