@@ -54,8 +54,8 @@ function policySummary(policy: SchoolPolicy): SummaryPolicyOption[] {
       value_label: words,
       is_default: isDefault,
       text: isDefault
-        ? `${label}: ${words} (the service’s default).`
-        : `${label}: ${words}, by the school’s policy (the service’s default is ${policyValueWords(option, o.values[0] as never)}).`,
+        ? `${label}: ${words}; the service’s default.`
+        : `${label}: ${words}, the school’s choice; the service’s default is ${policyValueWords(option, o.values[0] as never)}.`,
     };
   });
 }
