@@ -1,12 +1,14 @@
 /**
  * The schema of the worksheet's summary (src/domain/summary.ts): `summary` of the JSON worksheet, the source of
  * its OpenAPI schema; tests parse real responses with it. The summary is page 1 of the HTML and PDF worksheets.
+ * Its example (worksheet-summary-example.json) is FSA example 1 for a named student.
  */
 import 'zod-openapi';
 import { z } from 'zod';
 import { POLICY_OPTION_NAMES } from '../domain/policy.ts';
 import type { WorksheetSummary } from '../domain/summary.ts';
 import { DisbursementOptionSchema } from './response.ts';
+import SUMMARY_EXAMPLE from './worksheet-summary-example.json' with { type: 'json' };
 
 const LOANS = ['subsidized', 'unsubsidized', 'grad_plus'] as const;
 const text = (description: string) => z.string().meta({ description });
@@ -112,6 +114,8 @@ export const WorksheetSummarySchema = z
   })
   .meta({
     id: 'WorksheetSummary',
+    // FSA example 1 for a named student (test/schema/worksheet-summary.test.ts: the engine's summary of it).
+    example: SUMMARY_EXAMPLE,
     description:
       'Page 1 of the worksheet: what an auditor reads in a minute. The percentage with its arithmetic, each annual ' +
       'amount as starting amount × percentage = amount with its citation, the schedule per term under both options, ' +
