@@ -13,6 +13,8 @@ import { CITATIONS } from '../../src/domain/citations.ts';
 import { POLICY_OPTIONS } from '../../src/domain/policy.ts';
 import { RULE_SET_ID } from '../../src/domain/rule-set.ts';
 import { appError, errorEnvelope } from '../../src/errors.ts';
+import { POLICY_WORDS } from '../../src/domain/summary-words.ts';
+import { STUDENT_FIELDS } from '../../src/schema/fields.ts';
 import { WorksheetSchema } from '../../src/schema/worksheet.ts';
 import { type TestServer, startTestServer } from './helpers.ts';
 
@@ -44,6 +46,23 @@ async function post(
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
+}
+
+/** Each page's text, spaces collapsed. */
+async function pdfPages(bytes: Buffer): Promise<string[]> {
+  const pdf = await getDocumentProxy(new Uint8Array(bytes));
+  const pages: string[] = [];
+  for (let p = 1; p <= pdf.numPages; p++) {
+    const content = await (await pdf.getPage(p)).getTextContent();
+    pages.push(
+      content.items
+        .map((item) => ('str' in item ? item.str : ''))
+        .join(' ')
+        .replace(/\s+/g, ' '),
+    );
+  }
+  await pdf.destroy();
+  return pages;
 }
 
 async function pdfTextOf(bytes: Buffer): Promise<{ text: string; info: Record<string, unknown> }> {
@@ -117,20 +136,31 @@ describe('text/html', () => {
     expect(html).toContain(RULE_SET_ID);
     expect(html).toContain('2026-08-01 12:00:00 UTC');
     expect(html).toContain('case-file-17');
-    expect(html).toContain('<td class="num" data-field="terms[0].proportional.subsidized">882</td>');
-    expect(html).toContain('<td class="num" data-field="terms[1].proportional.subsidized">1323</td>');
-    expect(html).toContain('data-field="reduced_annual_pct">63</td>');
+    expect(html).toContain('<td class="num" data-field="terms[0].proportional.subsidized">$882</td>');
+    expect(html).toContain('<td class="num" data-field="terms[1].proportional.subsidized">$1,323</td>');
+    expect(html).toContain('<strong data-field="reduced_annual_pct">63%</strong>');
     expect(html).toContain('id="step-term[0].proportional.sub"');
     expect(html).toContain('2205 × 6 ÷ 15 = 882');
+    // Page 1, the summary: the arithmetic of rules.md and FSA example 1, then the lines to sign; the steps after it.
+    const page1 = html.slice(html.indexOf('<section class="summary"'), html.indexOf('<section class="appendix"'));
+    expect(page1).toContain('(6 + 9) ÷ 24 = 62.5% → 63%');
+    expect(page1).toContain('$3,500 × 63% = $2,205');
+    expect(page1).toContain('$2,000 × 63% = $1,260');
+    expect(page1).toContain('<div>Prepared by</div><div>Date</div><div>Reviewed by</div><div>Date</div>');
+    expect(page1).not.toContain('step-');
+    expect(html.indexOf('Appendix B. How each amount was computed')).toBeGreaterThan(html.indexOf('Prepared by'));
   });
 
   it('FSA example 4: the -90 adjustment cells, their explanation and their steps', async () => {
     const res = await post(request('FSA-4'), { accept: 'text/html' });
     const html = res.bytes.toString('utf8');
-    expect(html).toContain('data-field="terms[1].adjustment_sub">-90</td>');
-    expect(html).toContain('data-field="terms[2].adjustment_sub">-90</td>');
+    expect(html).toContain('<td class="num" data-field="terms[1].equal.subsidized">$579</td>');
+    expect(html).toContain('<td class="num" data-field="terms[0].equal.subsidized">$502</td>');
+    expect(html).toMatch(/<li>Spring: Final credits differ[^<]*-\$90 subsidized\.<\/li>/);
     expect(html).toContain('id="step-term[1].adjustment"');
     expect(html).toContain('579 − 669 = -90');
+    expect(html).toContain('<li>Spring, adjustment, subsidized: <strong>-$90</strong></li>');
+    expect(html).toContain('<li>Summer, adjustment, subsidized: <strong>-$90</strong></li>');
   });
 
   it('escapes what the request holds', async () => {
@@ -155,12 +185,12 @@ describe('application/pdf', () => {
     expect(res.headers.get('x-rule-set')).toBe(RULE_SET_ID);
     expect(res.bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     const { text, info } = await pdfTextOf(res.bytes);
-    expect(text).toContain(`Rule set ${RULE_SET_ID}`);
+    expect(text).toContain(`Rule set: ${RULE_SET_ID}`);
     expect(text).toContain('2026-08-01 12:00:00 UTC');
     expect(text).toContain('case-file-4');
-    for (const j of [1, 2]) {
-      expect(text).toContain(`(term[${j}].adjustment)`);
-      expect(text).toContain(`terms[${j}].adjustment_sub = -90`);
+    for (const term of ['Spring', 'Summer']) {
+      expect(text).toContain(`Adjustment of ${term}`);
+      expect(text).toContain(`${term}, adjustment, subsidized: -$90`);
     }
     expect(text).toContain('579 - 669 = -90');
     expect(text).toContain(shown(CITATIONS.recalculation.citation));
@@ -172,9 +202,29 @@ describe('application/pdf', () => {
   it('FSA example 1: the proportional 882 and its step', async () => {
     const res = await post(request('FSA-1'), { accept: 'application/pdf' });
     const { text } = await pdfTextOf(res.bytes);
-    expect(text).toContain('terms[0].proportional.subsidized = 882');
+    expect(text).toContain('Fall, proportional subsidized: $882');
     expect(text).toContain(shown('2205 × 6 ÷ 15 = 882'));
     expect(text).toContain(shown(CITATIONS.distribution.citation));
+  });
+
+  it('FSA example 1: page 1 is the summary: the percentage arithmetic, the amounts, the schedule, the lines to sign', async () => {
+    const res = await post(request('FSA-1'), { accept: 'application/pdf' });
+    const pages = await pdfPages(res.bytes);
+    const page1 = pages[0]!;
+    // rules.md and examples.json: 15/24 = 62.5% → 63%; $3,500 and $2,000 at 63%; 1,103 + 1,102, 882 + 1,323.
+    expect(page1).toContain(shown('(6 + 9) ÷ 24 = 62.5% → 63%'));
+    expect(page1).toContain(shown('$3,500 × 63% = $2,205'));
+    expect(page1).toContain(shown('$2,000 × 63% = $1,260'));
+    expect(page1).toContain(shown(CITATIONS.reduction.short));
+    for (const amount of ['$1,103', '$1,102', '$630', '$882', '$1,323', '$504', '$756', '$2,205', '$1,260']) {
+      expect(page1).toContain(amount);
+    }
+    expect(page1).toContain('Prepared by');
+    expect(page1).toContain('Reviewed by');
+    expect(page1).not.toContain('How each amount was computed');
+    expect(pages[1]).toContain('Appendix A');
+    // A simple two-term student: one page of summary and a short appendix.
+    expect(pages.length).toBeLessThanOrEqual(3);
   });
 
   it('the same request twice gives the same bytes once the date is fixed; another date changes them', async () => {
@@ -198,6 +248,10 @@ describe('school policy', () => {
   const withPolicy = (policy: Record<string, string>) => ({ ...(request('FSA-1') as object), policy });
   const CHOSEN = { remainder_placement: 'last_term', grad_plus_gap: 'before_reduction' } as const;
   /** What the worksheet must show for each option of the table: the chosen value, else the default (first). */
+  const words = (option: string) =>
+    POLICY_WORDS[option as keyof typeof POLICY_WORDS] as { label: string; values: Record<string, string> };
+  const defaultWords = (option: string) =>
+    words(option).values[POLICY_OPTIONS.find((o) => o.name === option)!.values[0]]!;
   const expected = (chosen: Record<string, string>) =>
     POLICY_OPTIONS.map((o) => ({
       option: o.name,
@@ -228,8 +282,12 @@ describe('school policy', () => {
         body: JSON.stringify(withPolicy({ remainder_placement: 'largest_remainder' })),
       });
       const html = await res.text();
-      expect(html).toContain('<td data-field="policy.proration_fraction">decimal_rounded</td>');
-      expect(html).toContain('<td data-field="policy.remainder_placement">largest_remainder</td>');
+      expect(html).toContain(
+        `<td data-field="policy.proration_fraction">${POLICY_WORDS.proration_fraction.values.decimal_rounded}</td>`,
+      );
+      expect(html).toContain(
+        `<td data-field="policy.remainder_placement">${POLICY_WORDS.remainder_placement.values.largest_remainder}</td>`,
+      );
       const json = await fetch(`${deployed.base}${URL_PATH}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -245,16 +303,21 @@ describe('school policy', () => {
 
   it('the HTML worksheet lists every option, its value in force and whether it is the default', async () => {
     const res = await post(withPolicy(CHOSEN), { accept: 'text/html' });
-    const html = res.bytes.toString('utf8');
+    const html = res.bytes.toString('utf8').replaceAll('’', "'");
     expect(html).toContain('<h2>School policy</h2>');
+    const appendix = html.slice(html.indexOf('<h3>School policy in force</h3>'));
+    const page1 = html.slice(0, html.indexOf('<section class="appendix">'));
     for (const e of expected(CHOSEN)) {
-      const defaultValue = POLICY_OPTIONS.find((o) => o.name === e.option)!.values[0];
-      expect(html).toContain(
-        `<th scope="row">${e.option}</th><td data-field="policy.${e.option}">${e.value}</td>` +
-          `<td>${e.isDefault ? 'default' : `not the default (default: ${defaultValue})`}</td>`,
-      );
+      const row =
+        `<th scope="row">${words(e.option).label}</th><td data-field="policy.${e.option}">${words(e.option).values[e.value]}</td>` +
+        `<td class="small">${e.isDefault ? 'service default' : `school's choice (default: ${defaultWords(e.option)})`}</td>`;
+      expect(appendix).toContain(row.replaceAll('’', "'"));
+      // Page 1 names the options the school chose; the others in one sentence.
+      if (e.isDefault) expect(page1).not.toContain(`data-field="policy.${e.option}"`);
+      else expect(page1).toContain(row.replaceAll('’', "'"));
     }
-    expect(html.match(/data-field="policy\./g)).toHaveLength(POLICY_OPTIONS.length);
+    expect(page1).toContain('Every other option at the service default');
+    expect(appendix.match(/data-field="policy\./g)).toHaveLength(POLICY_OPTIONS.length);
   });
 
   it('the PDF worksheet lists every option, its value in force and whether it is the default', async () => {
@@ -262,9 +325,10 @@ describe('school policy', () => {
     const letters = text.replace(/\s+/g, '');
     expect(text).toContain('School policy');
     for (const e of expected(CHOSEN)) {
-      const defaultValue = POLICY_OPTIONS.find((o) => o.name === e.option)!.values[0];
-      const shownDefault = e.isDefault ? 'default' : `notthedefault(default:${defaultValue})`;
-      expect(letters).toContain(`${e.option}${e.value}${shownDefault}`.replace(/\s+/g, ''));
+      const note = e.isDefault ? 'service default' : `school’s choice (default: ${defaultWords(e.option)})`;
+      expect(letters).toContain(
+        shown(`${words(e.option).label}${words(e.option).values[e.value]}${note}`).replace(/\s+/g, ''),
+      );
     }
   });
 });
@@ -329,7 +393,7 @@ describe('bidirectional controls in labels', () => {
     const res = await post(body(), { accept: 'text/html' });
     const html = res.bytes.toString('utf8');
     expect(html).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/);
-    expect(html).toContain(`<td>${shownLabel}</td>`);
+    expect(html).toContain(`<th scope="row">${shownLabel}</th>`);
     expect(html).toContain('Fall‹U+202E›6202‹U+202C›');
   });
 
@@ -419,15 +483,18 @@ describe('OpenAPI', () => {
   });
 });
 
-describe('the student section', () => {
-  it('lists every student-level field of the request, the health-professions ones included (HTML and PDF)', async () => {
+describe('the inputs appendix', () => {
+  it('lists every student-level field of the request by its name in words, health professions included (HTML and PDF)', async () => {
     const body = request('HB-CH4-DENTISTRY-11');
     const html = (await post(body, { accept: 'text/html' })).bytes.toString('utf8');
     const pdf = (await pdfTextOf((await post(body, { accept: 'application/pdf' })).bytes)).text;
-    for (const field of ['health_professions_program', 'academic_year_months', 'final_period_of_program']) {
-      expect(html, field).toContain(field);
-      expect(pdf, field).toContain(field);
+    for (const f of STUDENT_FIELDS) {
+      if (f.name === 'terms' || f.name === 'policy') continue;
+      const label = (f as { page?: { label: string } }).page!.label;
+      expect(html, f.name).toContain(`<th scope="row">${label}</th>`);
+      expect(pdf, f.name).toContain(shown(label));
     }
-    expect(html).toContain('dentistry');
+    expect(html).toContain('<th scope="row">Health professions program</th><td>Dentistry</td>');
+    expect(html).toContain('<th scope="row">Months in the academic year</th><td>11</td>');
   });
 });
