@@ -97,14 +97,15 @@ describe('the printed HTML worksheet', () => {
       await page.emulateMedia({ media: 'print' });
       // Letter paper less 12 mm margins each side, at 96 px per inch: about 725 px of text width.
       await page.setViewportSize({ width: 725, height: 1000 });
-      const overflowing = await page.evaluate(() =>
-        [...document.querySelectorAll('table')]
+      // Evaluated in the page (a string: this test's TypeScript has no DOM types).
+      const overflowing = await page.evaluate<string[]>(
+        `[...document.querySelectorAll('table')]
           .filter((t) => t.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
-          .map((t) => t.className),
+          .map((t) => t.className)`,
       );
       expect(overflowing).toEqual([]);
       await page.locator('a[href^="#source-"]').first().focus();
-      const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+      const outline = await page.evaluate<string>('getComputedStyle(document.activeElement).outlineStyle');
       expect(outline).toBe('none');
     } finally {
       await context.close();
