@@ -97,7 +97,7 @@ describe('school policy', () => {
     for (const e of expected(CHOSEN)) {
       const row =
         `<th scope="row">${words(e.option).label}</th><td data-field="policy.${e.option}">${words(e.option).values[e.value]}</td>` +
-        `<td class="small">${e.isDefault ? 'service default' : `school's choice (default: ${defaultWords(e.option)})`}</td>`;
+        `<td class="small">${e.isDefault ? 'service default' : `school's choice; the default: ${defaultWords(e.option)}`}</td>`;
       expect(appendix).toContain(row.replaceAll('’', "'"));
       // Page 1 names the options the school chose; the others in one sentence.
       if (e.isDefault) expect(page1).not.toContain(`data-field="policy.${e.option}"`);
@@ -112,7 +112,7 @@ describe('school policy', () => {
     const letters = text.replace(/\s+/g, '');
     expect(text).toContain('School policy');
     for (const e of expected(CHOSEN)) {
-      const note = e.isDefault ? 'service default' : `school’s choice (default: ${defaultWords(e.option)})`;
+      const note = e.isDefault ? 'service default' : `school’s choice; the default: ${defaultWords(e.option)}`;
       expect(letters).toContain(
         shown(`${words(e.option).label}${words(e.option).values[e.value]}${note}`).replace(/\s+/g, ''),
       );

@@ -104,7 +104,7 @@ export function policyLines(summary: WorksheetSummary): PolicyLine[] {
     option: p.option,
     label: p.label,
     value: p.value_label,
-    note: p.is_default ? SERVICE_DEFAULT : `school’s choice (default: ${p.default_label})`,
+    note: p.is_default ? SERVICE_DEFAULT : `school’s choice; the default: ${p.default_label}`,
   }));
 }
 

@@ -66,7 +66,7 @@ function policyTable(lines: readonly PolicyLine[]): string {
   );
   return (
     '<table class="policy"><caption class="visually-hidden">School policy</caption>' +
-    '<colgroup><col style="width:32%"><col style="width:40%"><col style="width:28%"></colgroup>' +
+    '<colgroup><col style="width:30%"><col style="width:34%"><col style="width:36%"></colgroup>' +
     `<tbody>${rows.join('')}</tbody></table>`
   );
 }

@@ -82,7 +82,7 @@ export function ensureRoom(doc: Doc, height: number): void {
 
 export function heading(doc: Doc, text: string, size = 11): void {
   ensureRoom(doc, 44);
-  doc.moveDown(0.5).font(BOLD).fontSize(size).fillColor('#000').text(pdfText(text), doc.page.margins.left);
+  doc.moveDown(0.4).font(BOLD).fontSize(size).fillColor('#000').text(pdfText(text), doc.page.margins.left);
   const y = doc.y + 1;
   doc
     .moveTo(doc.page.margins.left, y)

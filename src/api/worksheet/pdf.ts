@@ -34,7 +34,6 @@ import {
   MONO,
   REGULAR,
   contentWidth,
-  ensureRoom,
   fit,
   heading,
   paragraph,
@@ -82,7 +81,7 @@ function policyTable(doc: Doc, lines: readonly PolicyLine[]): void {
       { text: p.note, font: chosen ? BOLD : ITALIC },
     ];
   });
-  table(doc, split(contentWidth(doc), [32, 40, 28]), rows, { size: 8 });
+  table(doc, split(contentWidth(doc), [30, 34, 36]), rows, { size: 8 });
 }
 
 /** Page 1: the options the school chose, and a sentence for the rest. */
@@ -189,34 +188,43 @@ function list(doc: Doc, title: string, items: readonly string[]): void {
   for (const item of items) paragraph(doc, `•  ${item}`, REGULAR, 8);
 }
 
+/** One row to sign: "Prepared by ____ Date ____   Reviewed by ____ Date ____". */
 function signatures(doc: Doc): void {
-  ensureRoom(doc, 70);
-  doc.moveDown(1.6);
   const left = doc.page.margins.left;
   const width = contentWidth(doc);
-  const nameWidth = width * 0.68;
+  const bottom = doc.page.height - doc.page.margins.bottom;
+  // The line 26 pt below the last text when there is room, else as low as the page allows: a full page 1 keeps
+  // its signatures rather than leaving them alone on a page of their own.
+  if (bottom - doc.y < 28) {
+    doc.addPage();
+    paragraph(doc, `${WORKSHEET_TITLE}: summary (continued)`, ITALIC, 8, '#333333');
+  }
+  const y = Math.min(doc.y + 26, bottom - 12);
+  const gap = 14;
+  const name = (width - 3 * gap) * 0.34;
+  const date = (width - 3 * gap) * 0.16;
+  let x = left;
   for (const who of SIGNATURES) {
-    doc.y += 18;
-    const y = doc.y;
-    doc
-      .moveTo(left, y)
-      .lineTo(left + nameWidth, y)
-      .lineWidth(0.6)
-      .strokeColor('#333333')
-      .stroke();
-    doc
-      .moveTo(left + nameWidth + 20, y)
-      .lineTo(left + width, y)
-      .stroke();
-    doc
-      .font(REGULAR)
-      .fontSize(8)
-      .fillColor('#333333')
-      .text(who, left, y + 2, { lineBreak: false });
-    doc.text('Date', left + nameWidth + 20, y + 2, { lineBreak: false });
-    doc.y = y + 12;
+    for (const [label, w] of [
+      [who, name],
+      ['Date', date],
+    ] as const) {
+      doc
+        .moveTo(x, y)
+        .lineTo(x + w, y)
+        .lineWidth(0.6)
+        .strokeColor('#333333')
+        .stroke();
+      doc
+        .font(REGULAR)
+        .fontSize(8)
+        .fillColor('#333333')
+        .text(label, x, y + 2, { lineBreak: false });
+      x += w + gap;
+    }
   }
   doc.x = left;
+  doc.y = y + 12;
 }
 
 function summaryPage(doc: Doc, w: WorksheetDocument): void {
