@@ -184,7 +184,9 @@ describe('OpenAPI 3.1 document', () => {
 
   it('documents the §2.3 request fields and the absent subsidized_amount', () => {
     const request = doc.components.schemas.CalculationRequest as { properties: Record<string, Json> };
-    expect(request.properties.final_period_of_program).toMatchObject({ type: 'boolean', default: false });
+    // The default in words, not as the `default` keyword (src/api/openapi/request-defaults.ts).
+    expect(request.properties.final_period_of_program).toMatchObject({ type: 'boolean' });
+    expect(request.properties.final_period_of_program?.description).toMatch(/Default: false\.$/);
     expect(JSON.stringify(request.properties.academic_year_credits)).toContain('null');
     expect(JSON.stringify(request.properties.academic_year_credits)).toMatch(/Required \(non-null\) when/);
     expect(JSON.stringify(request.properties.subsidized_amount)).toMatch(/no subsidized eligibility was assumed/);
