@@ -13,7 +13,8 @@
  *                     when the body could not be read to its end. A client that went away gets nothing.
  *
  * Multipart: exactly one file part, in the field `file` (a second file part, or a file under another name, is a
- * 400); small text fields are ignored. A body that is not valid multipart (no or bad boundary, truncated, bad part
+ * 400); small text fields (before or after the file) are handed to the caller as `fields`, which reads the ones it
+ * knows (POST /v1/jobs: `callback_url`) and ignores the rest. A body that is not valid multipart (no or bad boundary, truncated, bad part
  * headers, no file part) is a 400, never a 5xx.
  *
  * Slow and many uploads: at most UPLOAD_MAX_SPOOLING bodies are received into the spool at once (one more is a 503
@@ -138,6 +139,8 @@ export interface Upload {
   scan: PrescanResult;
   /** The dialect the file was checked in (the request's, or with the charset its multipart part declared). */
   dialect: CsvDialect | undefined;
+  /** The multipart body's text fields, each name with its values in order; empty for a raw CSV body. */
+  fields: ReadonlyMap<string, readonly string[]>;
   remove(): Promise<void>;
 }
 
@@ -211,6 +214,7 @@ async function receiveMultipart(
   sink: SpoolSink,
   limits: UploadLimits,
   gzip: boolean,
+  fields: Map<string, string[]>,
 ): Promise<void> {
   let bb: Busboy;
   try {
@@ -256,6 +260,7 @@ async function receiveMultipart(
       }
     })();
   });
+  bb.on('field', (name: string, value: string) => fields.set(name, [...(fields.get(name) ?? []), value]));
   bb.on('filesLimit', () => fail(appError('MULTIPART_ONE_FILE')));
   bb.on('partsLimit', () => fail(malformed('too many parts')));
   bb.on('fieldsLimit', () => fail(malformed('too many fields')));
@@ -330,9 +335,10 @@ async function spoolUpload(
       dialect,
     });
   const sink = new SpoolSink(file, newScan, body.dialect, observer);
+  const fields = new Map<string, string[]>();
   try {
     if (kind === 'csv') await receiveRaw(req, sink, body.gzip === true);
-    else await receiveMultipart(req, sink, limits, body.gzip === true);
+    else await receiveMultipart(req, sink, limits, body.gzip === true, fields);
     await file.handle.close();
   } catch (err) {
     await file.handle.close().catch(() => undefined);
@@ -347,7 +353,7 @@ async function spoolUpload(
     await remove();
     throw result.problem;
   }
-  return { path: file.path, scan: result, remove, dialect: sink.dialect };
+  return { path: file.path, scan: result, remove, dialect: sink.dialect, fields };
 }
 
 /**
