@@ -236,12 +236,19 @@ export const EnvSchema = z.object({
     section: 'Async jobs',
     description: 'With Redis: the most compressed job results kept in Redis (never beyond its maxmemory headroom).',
   }),
-  WEBHOOK_SECRET: doc(z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)').optional(), {
-    section: 'Webhooks',
-    default: 'unset: webhooks off',
-    description:
-      'The key of the HMAC-SHA256 in the `Sor-Signature` header of every webhook delivery (at least 32 characters; receivers verify with it, see [webhooks.md](webhooks.md)). Unset, a job submitted with `callback_url` is refused (400) and nothing is delivered. Never logged.',
-  }),
+  WEBHOOK_SECRET: doc(
+    z
+      .string()
+      .min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)')
+      .optional()
+      .or(z.literal('').transform(() => undefined)),
+    {
+      section: 'Webhooks',
+      default: 'unset: webhooks off',
+      description:
+        'The key of the HMAC-SHA256 in the `Sor-Signature` header of every webhook delivery (at least 32 characters; receivers verify with it, see [webhooks.md](webhooks.md)). Unset, a job submitted with `callback_url` is refused (400) and nothing is delivered. Never logged.',
+    },
+  ),
   WEBHOOK_URL: doc(
     z
       .string()
