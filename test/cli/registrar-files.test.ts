@@ -92,7 +92,7 @@ describe('sor bulk with the dialect options (local)', () => {
     expect(run.code).toBe(0);
     const bytes = readFileSync(out);
     expect(bytes.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
-    expectExamplesOutput(bytes.subarray(3).toString('utf8'), true);
+    expectExamplesOutput(bytes.subarray(3).toString('utf8'), true, ';');
   });
 
   it('without the options: exit 1 with the delimiter hint', async () => {
@@ -151,7 +151,7 @@ describe('sor bulk --server behind a path prefix, gzip both ways', () => {
     const code = await main(['bulk', doneWhen, '-o', out, ...DIALECT_ARGS, '--server', base], cli.io);
     expect(cli.stderr()).toMatch(/all rows ok/);
     expect(code).toBe(0);
-    expectExamplesOutput(readFileSync(out, 'utf8'), true);
+    expectExamplesOutput(readFileSync(out, 'utf8'), true, ';');
     const post = seen.find((s) => s.method === 'POST')!;
     expect(post.path).toBe('/sor/v1/jobs?charset=windows-1252&delimiter=semicolon&extra_columns=keep');
     expect(post.contentEncoding).toBe('gzip');
