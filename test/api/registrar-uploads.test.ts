@@ -260,6 +260,10 @@ describe('delimiters', () => {
       const ok = await bulk(`?delimiter=${name}`, text, { 'content-type': 'text/csv' });
       expect(ok.status, ok.text).toBe(200);
       expectExamplesOutput(ok.text, false, delimiter);
+      // ?output_delimiter= asks for another: the same rows in commas, byte for byte the comma file's answer.
+      const comma = await bulk(`?delimiter=${name}&output_delimiter=comma`, text, { 'content-type': 'text/csv' });
+      expect(comma.status, comma.text).toBe(200);
+      expect(comma.text).toBe((await bulk('', examplesFile(), { 'content-type': 'text/csv' })).text);
       const hint = await bulk('', text, { 'content-type': 'text/csv' });
       expect(hint.status).toBe(400);
       expect(envelope(hint).message).toContain(`This file seems to use ${shown} between cells`);
