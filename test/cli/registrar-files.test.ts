@@ -95,6 +95,16 @@ describe('sor bulk with the dialect options (local)', () => {
     expectExamplesOutput(bytes.subarray(3).toString('utf8'), true, ';');
   });
 
+  it('answers in semicolons, or in commas with --output-delimiter comma', async () => {
+    const out = join(dir, 'local-comma.csv');
+    const run = await sor(['bulk', doneWhen, '-o', out, ...DIALECT_ARGS, '--output-delimiter', 'comma']);
+    expect(run.code, run.stderr).toBe(0);
+    expectExamplesOutput(readFileSync(out, 'utf8'), true, ',');
+    const bad = await sor(['bulk', doneWhen, ...DIALECT_ARGS, '--output-delimiter', 'pipe']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--output-delimiter must be one of: comma, semicolon, tab');
+  });
+
   it('without the options: exit 1 with the delimiter hint', async () => {
     const run = await sor(['bulk', doneWhen, '-o', join(dir, 'never.csv')]);
     expect(run.code).toBe(1);
