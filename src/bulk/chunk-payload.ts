@@ -96,12 +96,14 @@ export class ChunkBuilder {
   /** Approximate characters of cell text in the chunk being built. */
   chars = 0;
 
+  /** `options.delimiter`: the CSV output's delimiter (payload `d`; a comma when absent). */
   constructor(
     format: BulkFormat,
     header: readonly string[],
     policy: SchoolPolicy = DEFAULT_POLICY,
-    delimiter: CsvDelimiter = ',',
+    options: { delimiter?: CsvDelimiter } = {},
   ) {
+    const delimiter = options.delimiter ?? ',';
     const f = JSON.stringify(format);
     const p = isDefaultPolicy(policy) ? '' : `,"p":${JSON.stringify(policy)}`;
     const head =

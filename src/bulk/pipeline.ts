@@ -161,7 +161,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
   const start = async (chosen: ChunkRunner) => {
     runner = chosen;
     const l = layout!;
-    builder = new ChunkBuilder(format, l.header, options.policy, outputDelimiterOf(dialect));
+    builder = new ChunkBuilder(format, l.header, options.policy, { delimiter: outputDelimiterOf(dialect) });
     const b = builder;
     grouper = new StudentGrouper(
       l.col.student_id,

@@ -95,7 +95,7 @@ describe('the output delimiter in the dialect and the chunk payload', () => {
 
   const HEADER = ['student_id', 'term_label', 'full_time_credits', 'credits_enrolled', 'dependency_status'];
   function payloadOf(d: CsvDelimiter, policy = DEFAULT_POLICY, format: 'csv' | 'ndjson' = 'csv'): string {
-    const builder = new ChunkBuilder(format, HEADER, policy, d);
+    const builder = new ChunkBuilder(format, HEADER, policy, { delimiter: d });
     builder.add({ l: [2], c: ['A,Fall,12,12,dependent'] }, 20);
     return payloadText(builder.take());
   }
