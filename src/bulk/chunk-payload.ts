@@ -5,6 +5,7 @@
  *
  *   {"v":1,"f":"csv","h":[header cells],"s":[student, ...]}
  *   {"v":2,"f":"csv","p":{option:value, ...},"h":[...],"s":[...]}   (a file under a school policy)
+ *   {"v":1,"f":"csv","o":1,"h":[...],"s":[...]}                       (an async job's chunk: every output)
  *   student = {"l":[line, ...], "c":[row, ...], "e":[row error | null, ...]?, "x":{"f":field,"m":message}?}
  *   row = "raw line" (a record without quotes: its cells are the line split on commas) | ["cell", ...]
  *
@@ -17,6 +18,10 @@
  * took the file whatever its own SOR_POLICY says. It is part of the payload's bytes, so the queue's MAC covers it.
  * Only a non-default policy is written, and it makes the payload version 2: a worker that predates policies
  * refuses the chunk as malformed instead of computing it under the default.
+ *
+ * `o: 1` asks for every output of the chunk at once (an async job's run, src/jobs/job-run.ts): the CSV rows, the
+ * NDJSON lines and the error rows, as three sections of the outcome (ChunkOutcome.parts); `f` is then the format
+ * the job was asked for, which the pipeline writes to its main output.
  */
 import {
   DEFAULT_POLICY,
@@ -53,6 +58,8 @@ export interface ChunkPayload {
   f: BulkFormat;
   /** The file's school policy, every option (version 2 only; absent: DEFAULT_POLICY). */
   p?: SchoolPolicy;
+  /** 1: render every output (CSV, NDJSON, error rows); absent: the format `f` only. */
+  o?: 1;
   h: string[];
   s: PayloadStudent[];
 }
@@ -88,10 +95,17 @@ export class ChunkBuilder {
   /** Approximate characters of cell text in the chunk being built. */
   chars = 0;
 
-  constructor(format: BulkFormat, header: readonly string[], policy: SchoolPolicy = DEFAULT_POLICY) {
-    const head = isDefaultPolicy(policy)
-      ? `{"v":1,"f":${JSON.stringify(format)}`
-      : `{"v":2,"f":${JSON.stringify(format)},"p":${JSON.stringify(policy)}`;
+  /** `allOutputs`: every chunk renders the CSV, NDJSON and error-row outputs (payload `o`). */
+  constructor(
+    format: BulkFormat,
+    header: readonly string[],
+    policy: SchoolPolicy = DEFAULT_POLICY,
+    allOutputs = false,
+  ) {
+    const head =
+      (isDefaultPolicy(policy)
+        ? `{"v":1,"f":${JSON.stringify(format)}`
+        : `{"v":2,"f":${JSON.stringify(format)},"p":${JSON.stringify(policy)}`) + (allOutputs ? ',"o":1' : '');
     this.prefix = Buffer.from(`${head},"h":${JSON.stringify(header)},"s":[`, 'utf8');
   }
 
@@ -222,6 +236,7 @@ export function decodePayload(payload: string): ChunkPayload {
   }
   if (p.v === 2) p.p = payloadPolicy(p.p);
   else if (p.p !== undefined) throw malformedPayload();
+  if (p.o !== undefined && p.o !== 1) throw malformedPayload();
   for (const s of p.s as unknown[]) {
     const st = s as Partial<PayloadStudent> | null;
     if (
