@@ -1,8 +1,7 @@
 /**
  * npm run bench:bulk [-- --students N] [-- --sizes 100000,1000000] [-- --skip-sizes | --only-sizes] [-- --dist]
- *   [-- --concurrent 4]
- *   [-- --node-flags='--max-semi-space-size=8']
- *
+ *   [-- --concurrent 4] [-- --node-flags='--max-semi-space-size=8']
+
  * Generates N random valid students (default 200,000; seeded, reproducible) into .bench-tmp/ and, in the same run,
  * times on the same file:
  *   - pass-through: csv-parse → csv-stringify of the raw file (the floor any CSV service pays),
@@ -18,6 +17,7 @@
  * sis_* columns (bench/support/shadow-file.ts: every student checked, 10% mismatching and unexplained, so every
  * reason is computed for them), against the file without them, in alternating rounds on the inline runner and the
  * pool, in this process; prints each round's throughput ratio (check on ÷ check off; target ≥ 0.8).
+ * Job outputs (`--only-job`, `--job-rounds`): an async job's three outputs against its former one (job-outputs.ts).
  */
 import { spawn } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -31,18 +31,15 @@ import { stringify } from 'csv-stringify';
 import { benchArgs } from './support/args.ts';
 import { writeRandomFile } from './support/random-file.ts';
 import { writeShadowFile } from './support/shadow-file.ts';
+import { jobOutputs } from './support/job-outputs.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const TMP = `${ROOT}.bench-tmp`;
-
-// ---------------------------------------------------------------- data
 
 /** N random valid students (seeded: the same file every run), generated once into .bench-tmp/. */
 function generate(students: number): Promise<string> {
   return writeRandomFile(`${TMP}/bulk-${students}.csv`, { students, seed: 20260701 });
 }
-
-// ---------------------------------------------------------------- measurements
 
 const devNull = () =>
   new Writable({
@@ -327,6 +324,8 @@ async function benchmark(): Promise<void> {
       help: 'alternating rounds of the shadow-check comparison per runner (0 skips it)',
     },
     'only-shadow': { type: 'boolean', default: false, help: 'run only the shadow-check comparison' },
+    'job-rounds': { type: 'number', default: 3, help: 'rounds of the job outputs comparison (--only-job)' },
+    'only-job': { type: 'boolean', default: false, help: 'run only the job outputs comparison' },
     generate: {
       type: 'number',
       default: 0,
@@ -346,6 +345,10 @@ async function benchmark(): Promise<void> {
   const n = values.students;
   if (values['only-shadow']) {
     await shadowCheck(n, Math.max(1, values['shadow-rounds']));
+    return;
+  }
+  if (values['only-job']) {
+    await jobOutputs(await generate(n), n, values['job-rounds']);
     return;
   }
   if (values['only-sizes']) {
