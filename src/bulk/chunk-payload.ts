@@ -5,6 +5,7 @@
  *
  *   {"v":1,"f":"csv","h":[header cells],"s":[student, ...]}
  *   {"v":2,"f":"csv","p":{option:value, ...},"h":[...],"s":[...]}   (a file under a school policy)
+ *   {"v":3,"f":"csv","d":";","p":{...}?,"h":[...],"s":[...]}          (CSV output with another delimiter)
  *   student = {"l":[line, ...], "c":[row, ...], "e":[row error | null, ...]?, "x":{"f":field,"m":message}?}
  *   row = "raw line" (a record without quotes: its cells are the line split on commas) | ["cell", ...]
  *
@@ -17,7 +18,12 @@
  * took the file whatever its own SOR_POLICY says. It is part of the payload's bytes, so the queue's MAC covers it.
  * Only a non-default policy is written, and it makes the payload version 2: a worker that predates policies
  * refuses the chunk as malformed instead of computing it under the default.
+ *
+ * `d` is the CSV output's delimiter when it is not a comma (`;` or TAB: a semicolon file is answered in semicolons,
+ * csv-dialect.ts). It makes the payload version 3 (with or without `p`), for the same reason: a worker that
+ * predates it refuses the chunk instead of writing comma rows into a semicolon file.
  */
+import type { CsvDelimiter } from './csv-dialect.ts';
 import {
   DEFAULT_POLICY,
   isDefaultPolicy,
@@ -49,10 +55,12 @@ export interface PayloadStudent {
 }
 
 export interface ChunkPayload {
-  v: 1 | 2;
+  v: 1 | 2 | 3;
   f: BulkFormat;
-  /** The file's school policy, every option (version 2 only; absent: DEFAULT_POLICY). */
+  /** The file's school policy, every option (versions 2 and 3; absent: DEFAULT_POLICY). */
   p?: SchoolPolicy;
+  /** The CSV output's delimiter when not a comma (version 3 only; absent: a comma). */
+  d?: CsvDelimiter;
   h: string[];
   s: PayloadStudent[];
 }
@@ -88,10 +96,22 @@ export class ChunkBuilder {
   /** Approximate characters of cell text in the chunk being built. */
   chars = 0;
 
-  constructor(format: BulkFormat, header: readonly string[], policy: SchoolPolicy = DEFAULT_POLICY) {
-    const head = isDefaultPolicy(policy)
-      ? `{"v":1,"f":${JSON.stringify(format)}`
-      : `{"v":2,"f":${JSON.stringify(format)},"p":${JSON.stringify(policy)}`;
+  /** `options.delimiter`: the CSV output's delimiter (payload `d`; a comma when absent). */
+  constructor(
+    format: BulkFormat,
+    header: readonly string[],
+    policy: SchoolPolicy = DEFAULT_POLICY,
+    options: { delimiter?: CsvDelimiter } = {},
+  ) {
+    const delimiter = options.delimiter ?? ',';
+    const f = JSON.stringify(format);
+    const p = isDefaultPolicy(policy) ? '' : `,"p":${JSON.stringify(policy)}`;
+    const head =
+      delimiter !== ',' && format === 'csv'
+        ? `{"v":3,"f":${f},"d":${JSON.stringify(delimiter)}${p}`
+        : p === ''
+          ? `{"v":1,"f":${f}`
+          : `{"v":2,"f":${f}${p}`;
     this.prefix = Buffer.from(`${head},"h":${JSON.stringify(header)},"s":[`, 'utf8');
   }
 
@@ -213,15 +233,16 @@ export function decodePayload(payload: string): ChunkPayload {
   if (
     p === null ||
     typeof p !== 'object' ||
-    (p.v !== 1 && p.v !== 2) ||
+    (p.v !== 1 && p.v !== 2 && p.v !== 3) ||
     (p.f !== 'csv' && p.f !== 'ndjson') ||
     !isStringArray(p.h) ||
     !Array.isArray(p.s)
   ) {
     throw malformedPayload();
   }
-  if (p.v === 2) p.p = payloadPolicy(p.p);
+  if (p.v === 2 || (p.v === 3 && p.p !== undefined)) p.p = payloadPolicy(p.p);
   else if (p.p !== undefined) throw malformedPayload();
+  if (p.v === 3 ? p.d !== ';' && p.d !== '\t' : p.d !== undefined) throw malformedPayload();
   for (const s of p.s as unknown[]) {
     const st = s as Partial<PayloadStudent> | null;
     if (

@@ -18,7 +18,7 @@
  * runner rejects, or returns a different number of rows than it was given, becomes internal_error rows.
  */
 import { createBulkDecoder, createBulkReader, DEFAULT_BULK_TEXT_LIMITS } from './bulk-reader.ts';
-import { DEFAULT_DIALECT, type CsvDialect } from './csv-dialect.ts';
+import { DEFAULT_DIALECT, outputDelimiterOf, type CsvDialect } from './csv-dialect.ts';
 import { shapeRecord } from './record-shape.ts';
 import type { Readable, Writable } from 'node:stream';
 import type { Config } from '../config.ts';
@@ -91,8 +91,9 @@ export interface RunBulkOptions {
   /** Aborts reading and writing (client gone, Ctrl-C); runBulk then rejects with the signal's reason. */
   signal?: AbortSignal;
   /**
-   * How the file is written (charset, delimiter, extra columns) and whether the CSV output starts with a byte
-   * order mark; default: UTF-8, commas, strict columns, no BOM (src/bulk/csv-dialect.ts).
+   * How the file is written (charset, delimiter, extra columns) and how the CSV output is (its delimiter: the
+   * file's unless another is asked for; a byte order mark); default: UTF-8, commas, strict columns, no BOM
+   * (src/bulk/csv-dialect.ts).
    */
   dialect?: CsvDialect;
   /**
@@ -160,7 +161,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
   const start = async (chosen: ChunkRunner) => {
     runner = chosen;
     const l = layout!;
-    builder = new ChunkBuilder(format, l.header, options.policy);
+    builder = new ChunkBuilder(format, l.header, options.policy, { delimiter: outputDelimiterOf(dialect) });
     const b = builder;
     grouper = new StudentGrouper(
       l.col.student_id,
@@ -192,7 +193,10 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
     );
     if (tally !== undefined) progress.checks = tally.summary();
     options.onStart?.(chosen);
-    if (format === 'csv') await writeText(output, (dialect.bom ? '\ufeff' : '') + outputHeaderLine(l), signal);
+    if (format === 'csv') {
+      const header = outputHeaderLine(l, outputDelimiterOf(dialect));
+      await writeText(output, (dialect.bom ? '\ufeff' : '') + header, signal);
+    }
   };
 
   const addRow = (record: CsvRecord, index: number) => {

@@ -182,8 +182,9 @@ function run(
 ): ChunkOutcome {
   const layout = layoutFor(payload.h);
   const width = layout.width;
+  const d = payload.d ?? ','; // the CSV output's delimiter
   const sis = hasSisColumns(layout);
-  const noCheck = sis ? checkCellsText(null) : '';
+  const noCheck = sis ? checkCellsText(null, d) : '';
   const checks = sis ? emptyCheckSummary() : undefined;
   const out = new Output(bytes, initial, sizeHint);
   let rows = 0;
@@ -207,10 +208,10 @@ function run(
       continue;
     }
     if (verdict.ok) {
-      const shared = studentResultCells(verdict.result);
-      const checkCells = verdict.check === undefined ? '' : checkCellsText(verdict.check);
+      const shared = studentResultCells(verdict.result, d);
+      const checkCells = verdict.check === undefined ? '' : checkCellsText(verdict.check, d);
       for (let r = 0; r < n; r++) {
-        out.add(okRowLine(student.c[r]!, width, shared, verdict.result.terms[r]!, student.r?.[r], checkCells));
+        out.add(okRowLine(student.c[r]!, width, shared, verdict.result.terms[r]!, student.r?.[r], checkCells, d));
       }
     } else {
       errorRows += n;
@@ -228,6 +229,7 @@ function run(
             columns[r]!.message,
             student.r?.[r],
             noCheck,
+            d,
           ),
         );
       }

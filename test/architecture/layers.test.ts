@@ -30,6 +30,8 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
  *  - queue | jobs: the BullMQ transport (a ChunkRunner) and the async-jobs service (stores, spool, results),
  *    both built on bulk; neither needs the other (the runtime hands the queue runner to the jobs service).
  *  - auth: access tokens (format, hash, stores), rate windows and counters; no Express, beside jobs and queue.
+ *  - webhooks: signed job-end events (URL check, signing, outbox, delivery), over jobs (the record, the store the
+ *    sweep reads); the api reads callback_url through it and shows its state on the job.
  *  - api: the Express doors; they read jobs (the /v1/jobs routes, the upload spool) and auth (the guards).
  *  - runtime | cli: the composition root (builds runners, stores, routers from the Config), and the command.
  *  - server: the HTTP entry point, which starts the runtime.
@@ -42,6 +44,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['schema', 'config'],
   ['bulk', 'redis'],
   ['queue', 'jobs', 'auth'],
+  ['webhooks'],
   ['api'],
   ['runtime', 'cli'],
   ['server', 'web'],
@@ -216,7 +219,7 @@ describe('the checker itself', () => {
       { from: 'config.ts', to: 'redact.ts' },
     ];
     expect(backwardImports(edges, FLOORS)).toEqual([
-      'bulk/pipeline.ts -> api/error-envelope.ts: bulk (floor 3) imports api (floor 5)',
+      'bulk/pipeline.ts -> api/error-envelope.ts: bulk (floor 3) imports api (floor 6)',
       'queue/x.ts -> jobs/y.ts: queue (floor 4) imports jobs (floor 4)',
       'attic/z.ts -> domain/calculate.ts: room attic has no floor in the table',
     ]);
