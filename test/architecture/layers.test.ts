@@ -31,6 +31,8 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
  *    both built on bulk; neither needs the other (the runtime hands the queue runner to the jobs service).
  *  - auth: access tokens (format, hash, stores), rate windows and counters; no Express, beside jobs and queue.
  *  - api: the Express doors; they read jobs (the /v1/jobs routes, the upload spool) and auth (the guards).
+ *  - mcp: the Model Context Protocol door (stdio and POST /mcp), over api's JSON body reading, error envelope and
+ *    shipped worked examples; the runtime mounts its router and the CLI runs its stdio server.
  *  - runtime | cli: the composition root (builds runners, stores, routers from the Config), and the command.
  *  - server: the HTTP entry point, which starts the runtime.
  *  - web: the page's browser code (compiled apart, tsconfig.web.json); it imports no other room, and the api
@@ -43,6 +45,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['bulk', 'redis'],
   ['queue', 'jobs', 'auth'],
   ['api'],
+  ['mcp'],
   ['runtime', 'cli'],
   ['server', 'web'],
 ];
