@@ -111,14 +111,16 @@ describe('MCP_HTTP=on with AUTH_MODE=required', () => {
     expect(await refused.json()).toMatchObject({ code: 'quota_exceeded' });
   });
 
-  it('no other spelling of the path answers without a token; GET is 405 with one', async () => {
+  it('no other spelling of the path answers without a token; GET and DELETE are 405 with one', async () => {
     for (const path of ['/MCP', '/mcp/', '//mcp', '/mcp/x', '/m%63p', '/mcp;x=1', '/v1/../mcp']) {
       const res = await post(api.base, path, INITIALIZE);
       expect([401, 404], path).toContain(res.status);
     }
-    const get = await fetch(`${api.base}/mcp`, { headers: bearer(assistant.token) });
-    expect(get.status).toBe(405);
-    expect(get.headers.get('allow')).toBe('POST, OPTIONS');
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${api.base}/mcp`, { method, headers: bearer(assistant.token) });
+      expect(res.status, method).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST, OPTIONS');
+    }
   });
 
   it('logs requests and tool calls without the token or the student', async () => {
