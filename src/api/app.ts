@@ -6,6 +6,7 @@
  *   POST /v1/calculate        src/api/calculate-route.ts (calculateHandler; the front door, src/api/front-door.ts,
  *                             calls the same handler for the exact URL without Express)
  *   POST /v1/calculate/worksheet  src/api/worksheet-route.ts (JSON, HTML or PDF by Accept)
+ *   POST /v1/calculate/compare    src/api/compare-route.ts (what-if scenarios against a base request)
  *   GET  /v1/openapi.json     built once per app from the zod schemas (src/api/openapi/document.ts)
  *   GET  /healthz, /readyz    src/api/health-route.ts
  *   GET  /, /assets, /docs    the page and the API reference: src/api/web-route.ts
@@ -36,6 +37,7 @@ import {
   type CalculateHandler,
 } from './calculate-route.ts';
 import { worksheetRouter } from './worksheet-route.ts';
+import { compareRouter } from './compare-route.ts';
 import { errorMiddleware, sendError } from './error-envelope.ts';
 import { healthRouter } from './health-route.ts';
 import { createHttpLogger } from './http-log.ts';
@@ -122,6 +124,7 @@ export function createApp(
   app.all(OPENAPI_PATH, methodNotAllowed('GET'));
   app.use(calculateMethodsRouter());
   app.use(worksheetRouter(ctx));
+  app.use(compareRouter(ctx));
 
   app.use(healthRouter(ctx));
   // The aid officer's page (GET /, /assets) and the API reference (GET /docs): src/api/web-route.ts.

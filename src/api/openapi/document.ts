@@ -2,8 +2,8 @@
  * The OpenAPI 3.1 document of the service, generated with zod-openapi from the same zod schemas that validate
  * requests (src/schema/request.ts) and describe responses (src/schema/response.ts), with the prose of prose.ts
  * and the examples of examples.ts (data: nothing here runs the engine). Served at GET /v1/openapi.json. Here:
- * POST /v1/calculate, the operational paths and the components; the bulk and worksheet path items in their own
- * files (bulk-path.ts, worksheet-path.ts), on the shared headers of headers.ts.
+ * POST /v1/calculate, the operational paths and the components; the bulk, worksheet and compare path items in their
+ * own files (bulk-path.ts, worksheet-path.ts, compare-path.ts), on the shared headers of headers.ts.
  *
  * Extension point: other modules add paths (e.g. the async /v1/jobs API) through `buildOpenApiDocument({ paths })`
  * (createApp passes `extra.openApiPaths`). Their paths may use any schema exported here; error responses outside
@@ -26,6 +26,7 @@ import { calculationHeaders, commonRequestHeaders, errorResponse, responseHeader
 import { calculateDescription, fmt, infoDescription } from './prose.ts';
 import { requireBearer } from './access.ts';
 import { worksheetPathItem } from './worksheet-path.ts';
+import { comparePathItem } from './compare-path.ts';
 import { TEMPLATE_PATHS } from './files-params.ts';
 
 export const API_VERSION = '1.0.0';
@@ -177,6 +178,14 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
   };
 
   paths['/v1/calculate/worksheet'] = worksheetPathItem({
+    calculationHeaders,
+    responseHeaders,
+    requestHeaders: commonRequestHeaders,
+    errorResponse,
+    maxBodyBytes: limits.maxBodyBytes,
+  });
+
+  paths['/v1/calculate/compare'] = comparePathItem({
     calculationHeaders,
     responseHeaders,
     requestHeaders: commonRequestHeaders,
