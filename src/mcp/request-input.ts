@@ -31,7 +31,12 @@ const TOLD_DEFAULTS = (STUDENT_FIELDS as readonly RequestField[]).filter(
     ((f.type.kind === 'enum' && f.default !== null) || f.type.kind === 'policy' || f.type.kind === 'award_year'),
 );
 
-function appliedDefaults(body: Record<string, unknown>, input: CalculationInput, prefix: string): AppliedDefault[] {
+/** The defaults `input` took for the fields `body` (the request as sent) leaves out; paths under `prefix`. */
+export function appliedDefaults(
+  body: Record<string, unknown>,
+  input: CalculationInput,
+  prefix: string,
+): AppliedDefault[] {
   const out: AppliedDefault[] = [];
   for (const field of TOLD_DEFAULTS) {
     if (Object.prototype.hasOwnProperty.call(body, field.name)) continue;
@@ -82,9 +87,21 @@ export function readRequest(
       defaults: appliedDefaults(body as Record<string, unknown>, parsed.value, prefix),
     };
   }
-  // The other arguments are the assistant's own (a result path, the school's figures): their errors are never
-  // something to ask the user, so any of them makes the call invalid.
-  const missing = parsed.ok ? [] : missingInputs(parsed.fieldErrors, body, prefix);
-  const needsInput = extraErrors.length === 0 && !parsed.ok && parsed.fieldErrors.every((e) => isMissingInput(e, body));
-  return { ok: false, answer: needsInput ? needsInputAnswer(missing) : invalidAnswer(errors, { missing }) };
+  return { ok: false, answer: failureAnswer(errors, { errors: parsed.ok ? [] : parsed.fieldErrors, body, prefix }) };
+}
+
+/**
+ * The answer to a call that did not validate: `all` is every field error in the order the API lists them; `request`
+ * the request's own errors (paths relative to it), its body and its place. Only when every error is an input the
+ * request leaves out is it needs_input; an error of the other arguments (the assistant's own: a result path, the
+ * school's figures, the scenarios) or a wrong value makes it invalid — with the missing inputs listed beside.
+ */
+export function failureAnswer(
+  all: readonly FieldError[],
+  request: { errors: readonly FieldError[]; body: unknown; prefix: string },
+): ToolAnswer {
+  const missing = missingInputs(request.errors, request.body, request.prefix);
+  const needsInput =
+    all.length === request.errors.length && request.errors.every((e) => isMissingInput(e, request.body));
+  return needsInput ? needsInputAnswer(missing) : invalidAnswer(all, { missing });
 }

@@ -36,6 +36,26 @@ describe('calculate_loan_limits', () => {
     expect(reply.structured.rule_set).toBe('2026-27.3');
   });
 
+  it('answers with the worksheet summary: FSA-1’s percentage arithmetic and each annual amount with its citation', async () => {
+    const ex = example('FSA-1');
+    const reply = await calculateTool(ex.request as unknown as Record<string, unknown>);
+    const summary = reply.structured.summary as {
+      percentage: { pct: number; arithmetic: string; citation: string };
+      annual: { loan: string; amount: number; arithmetic: string; citation: string }[];
+    };
+    // 6 + 9 of 12 + 12 credits: 62.5% → 63% (FSA Q&A example 1), $3,500 × 63% = $2,205 and $2,000 × 63% = $1,260.
+    expect(summary.percentage).toMatchObject({
+      pct: ex.expected.reduced_annual_pct,
+      arithmetic: '(6 + 9) ÷ 24 = 62.5% → 63%',
+    });
+    expect(summary.annual.map((a) => [a.loan, a.amount])).toEqual([
+      ['subsidized', ex.expected.annual_basic_eligibility_sub],
+      ['unsubsidized', ex.expected.annual_basic_eligibility_unsub],
+    ]);
+    expect(summary.annual[0]!.arithmetic).toBe('$3,500 × 63% = $2,205');
+    for (const a of summary.annual) expect(a.citation.length).toBeGreaterThan(0);
+  });
+
   it('answers needs_input without dependency status, naming it in plain words, and calculates nothing', async () => {
     const reply = await calculateTool(fsa1Without('dependency_status'));
     expect(reply.isError).toBe(false);

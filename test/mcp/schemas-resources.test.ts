@@ -31,7 +31,12 @@ function openApiComponents(): Record<string, Schema> {
 describe('the tools’ input schemas', () => {
   it('list every tool with an object schema, read-only hints and the needs_input contract', async () => {
     const { tools } = await mcp.client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['calculate_loan_limits', 'explain_amount', 'check_school_figures']);
+    expect(tools.map((t) => t.name)).toEqual([
+      'calculate_loan_limits',
+      'compare_scenarios',
+      'explain_amount',
+      'check_school_figures',
+    ]);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
@@ -51,7 +56,7 @@ describe('the tools’ input schemas', () => {
     expect(Object.keys($defs!.SchoolPolicy!.properties!)).toEqual(POLICY_OPTION_NAMES);
   });
 
-  it('explain_amount and check_school_figures take the same CalculationRequest as `request`', async () => {
+  it('compare_scenarios takes the OpenAPI document’s CompareRequest; explain_amount and check_school_figures its CalculationRequest as `request`', async () => {
     const { tools } = await mcp.client.listTools();
     const components = openApiComponents();
     for (const name of ['explain_amount', 'check_school_figures']) {
@@ -60,6 +65,11 @@ describe('the tools’ input schemas', () => {
       expect(schema.$defs!.CalculationRequest).toEqual(components.CalculationRequest);
       expect(schema.additionalProperties).toBe(false);
     }
+    const compare = tools.find((t) => t.name === 'compare_scenarios')!.inputSchema as Schema;
+    const { $defs: compareDefs, ...compareTop } = compare;
+    expect(compareTop).toEqual(components.CompareRequest);
+    expect(compareDefs!.CalculationRequest).toEqual(components.CalculationRequest);
+    expect(compareDefs!.Scenario).toEqual(components.Scenario);
     const check = tools.find((t) => t.name === 'check_school_figures')!.inputSchema as Schema;
     const figures = check.properties!.school_figures as Schema;
     expect(Object.keys(figures.properties!)).toEqual(['sis_reduced_annual_pct', 'sis_option', 'terms']);

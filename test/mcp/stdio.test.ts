@@ -33,7 +33,12 @@ const TRACER = {
 describe('sor mcp (stdio), driven by the SDK’s Client', () => {
   it('lists the tools, each with its input schema', async () => {
     const { tools } = await session.client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['calculate_loan_limits', 'explain_amount', 'check_school_figures']);
+    expect(tools.map((t) => t.name)).toEqual([
+      'calculate_loan_limits',
+      'compare_scenarios',
+      'explain_amount',
+      'check_school_figures',
+    ]);
     for (const tool of tools) expect(tool.inputSchema.type).toBe('object');
   });
 
@@ -51,6 +56,25 @@ describe('sor mcp (stdio), driven by the SDK’s Client', () => {
     expect(reply.structured.status).toBe('needs_input');
     expect(reply.structured.missing).toMatchObject([{ field: 'dependency_status', label: 'Dependency status' }]);
     expect(reply.structured).not.toHaveProperty('result');
+  });
+
+  it('compare_scenarios: FSA-1 with Spring at 6 credits is the published 6 + 6 of 24 student', async () => {
+    const base = example('FSA-1');
+    const sixSix = example('SCH-APUS-1');
+    const reply = await call(session.client, 'compare_scenarios', {
+      base: base.request,
+      scenarios: [{ name: 'Drop to 6 credits in Spring', changes: [{ term: 1, credits_enrolled: 6 }] }],
+    });
+    const [scenario] = reply.structured.scenarios as { result: { reduced_annual_pct: number }; differences: unknown }[];
+    expect(scenario!.result.reduced_annual_pct).toBe(sixSix.expected.reduced_annual_pct);
+    expect(scenario!.differences).toMatchObject({
+      annual: {
+        subsidized: {
+          base: base.expected.annual_basic_eligibility_sub,
+          scenario: sixSix.expected.annual_basic_eligibility_sub,
+        },
+      },
+    });
   });
 
   it('explain_amount: FSA-4’s Summer equal Subsidized, from what is left after Fall’s payment', async () => {

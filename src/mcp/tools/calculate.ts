@@ -1,8 +1,11 @@
 /**
- * calculate_loan_limits: one student's CalculationRequest (its school policy included) → the result, its warnings
- * and the rule set and policy that made it, exactly as POST /v1/calculate answers, or needs_input / the API's 422.
+ * calculate_loan_limits: one student's CalculationRequest (its school policy included) → the result as POST
+ * /v1/calculate answers it, its warnings, the rule set and policy that made it, and the worksheet's summary (page 1 of
+ * the worksheet, src/domain/summary.ts: the percentage's arithmetic, each annual amount with its citation, the
+ * schedule in an aid office's words) — or needs_input / the API's 422.
  */
 import { RULE_SET_ID } from '../../domain/rule-set.ts';
+import { worksheetSummary } from '../../domain/summary.ts';
 import { calculateWithTrace } from '../../domain/trace.ts';
 import { CalculationRequestSchema } from '../../schema/request.ts';
 import { okAnswer, type ToolAnswer } from '../answers.ts';
@@ -13,7 +16,7 @@ import type { ToolContext, ToolSpec } from './tool.ts';
 function run(args: unknown, context: ToolContext): ToolAnswer {
   const read = readRequest(args, context.parseOptions);
   if (!read.ok) return read.answer;
-  const { result } = calculateWithTrace(read.input);
+  const { result, steps } = calculateWithTrace(read.input);
   return okAnswer({
     rule_set: RULE_SET_ID,
     award_year: read.input.award_year,
@@ -21,6 +24,7 @@ function run(args: unknown, context: ToolContext): ToolAnswer {
     defaults_applied: read.defaults,
     warnings: result.warnings,
     result,
+    summary: worksheetSummary(read.input, result, steps),
   });
 }
 
@@ -30,7 +34,8 @@ export const CALCULATE_TOOL: ToolSpec = {
   description:
     'Calculates one student’s prorated federal Direct Loan amounts (Schedule of Reductions, 34 CFR 685.203(m)): ' +
     'the academic-year percentage, the annual Subsidized, Unsubsidized and Grad PLUS amounts and each term’s ' +
-    'amounts under the equal and proportional options, with the warnings for the student’s file. The arguments ' +
+    'amounts under the equal and proportional options, with the warnings for the student’s file and the ' +
+    'worksheet summary (the arithmetic and the citation of each amount, in an aid office’s words). The arguments ' +
     'are the API’s CalculationRequest (POST /v1/calculate), school policy included. Never work the dollars out ' +
     'yourself: quote these. When a required input is missing the answer is status "needs_input" with the ' +
     'missing inputs in plain words: ask the user for them, never guess a value.',
