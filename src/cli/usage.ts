@@ -1,4 +1,4 @@
-/** The usage texts of `sor bulk --help` and `sor calculate --help`, and the version of `sor --version`. */
+/** The usage texts of `sor bulk --help`, `sor calculate --help` and `sor mcp --help`, and the version of `sor --version`. */
 import { readFileSync } from 'node:fs';
 import { POLICY_USAGE } from './policy-options.ts';
 
@@ -37,6 +37,15 @@ ${POLICY_USAGE}                         the request's own "policy" overrides the
   -h, --help             this text
 
 Exit status: 0 calculated, 2 the request is invalid (its error envelope is printed), 1 failure.
+`;
+
+export const MCP_USAGE = `Usage: sor mcp
+
+Serves the Model Context Protocol on stdin and stdout for an AI assistant that starts it: the calculation tools
+and the reference resources of docs/mcp.md. The log goes to stderr (LOG_LEVEL); SOR_POLICY is the default school
+policy, as for the API. It stops when stdin ends.
+
+  -h, --help             this text
 `;
 
 /** The package's version (package.json, two folders up from src/cli and from dist/src/cli alike). */

@@ -44,6 +44,18 @@ export const EnvSchema = z.object({
     section: 'Service',
     description: 'The largest JSON body POST /v1/calculate accepts; a larger one is answered 413.',
   }),
+  MCP_HTTP: doc(
+    z
+      .enum(['on', 'off'], 'must be on or off')
+      .default('off')
+      .transform((v) => v === 'on'),
+    {
+      section: 'Service',
+      default: '`off`',
+      description:
+        '`on`: the MCP server for AI assistants at `POST /mcp` (streamable HTTP), behind the same access control and rate limits as /v1 (docs/mcp.md). Off: /mcp is 404. `sor mcp` serves it on stdio whatever this says.',
+    },
+  ),
   BULK_THREADS: doc(int(1, 256).default(Math.max(1, availableParallelism())), {
     section: 'Service',
     default: 'the number of CPUs',
