@@ -49,7 +49,8 @@ describe('OpenAPI with AUTH_MODE=required', () => {
         expect(Object.keys(op.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['401', '403', '429']));
       }
     }
-    expect(guarded).toBe(9); // calculate, worksheet, bulk, bulk template, jobs: submit, list, status, cancel, result
+    // calculate, worksheet, compare, bulk, bulk template, jobs: submit, list, status, cancel, result
+    expect(guarded).toBe(10);
   });
 
   it('says the scheme is enforced, not reserved', () => {
