@@ -36,7 +36,7 @@ describe('the health professions fields', () => {
       .locator('select[name="health_professions_program"] option')
       .evaluateAll((els) => els.map((el) => [(el as { value: string }).value, el.textContent ?? ''] as const));
     expect(options.map(([value]) => value)).toEqual(['', ...HEALTH_PROFESSIONS_PROGRAMS]);
-    expect(options[0]![1]).toBe('(none)');
+    expect(options[0]![1]).toBe('None');
     const dentistry = options.find(([value]) => value === 'dentistry')![1];
     expect(dentistry).toBe('Dentistry — table 3A, +$20,000 for 9 months');
     expect(HEALTH_PROFESSIONS_TABLE.dentistry.nineMonths).toBe('20000');
