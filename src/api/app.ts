@@ -10,7 +10,8 @@
  *   GET  /v1/openapi.json     built once per app from the zod schemas (src/api/openapi/document.ts)
  *   GET  /healthz, /readyz    src/api/health-route.ts
  *   GET  /, /assets, /docs    the page and the API reference: src/api/web-route.ts
- *   extra.routers             mounted in order, before the 404 handler
+ *   extra.routers             mounted in order, before the 404 handler (POST /mcp among them with MCP_HTTP=on,
+ *                             behind the same guards as /v1)
  *
  * Every response of the calculation paths (/v1/calculate, /v1/calculate/bulk, /v1/jobs…) carries the rule set
  * that made it in `X-Rule-Set` (rules.md §8a), set here once rather than in each route (and by the calculate
@@ -67,6 +68,9 @@ export const V1_PREFIX = '/v1';
 
 export const OPENAPI_PATH = '/v1/openapi.json';
 
+/** The MCP server over streamable HTTP (MCP_HTTP=on; src/mcp/http.ts): guarded as /v1 is. */
+export const MCP_PATH = '/mcp';
+
 /**
  * `calculate`: the one handler of POST /v1/calculate, when the caller (the front door) calls it too; built here
  * otherwise.
@@ -115,6 +119,8 @@ export function createApp(
   });
   const guards = extra.guards ?? [];
   if (guards.length > 0) app.use(V1_PREFIX, ...guards);
+  // The MCP door (a router of extra.routers when MCP_HTTP=on) answers student data as /v1 does: the same guards.
+  if (guards.length > 0 && ctx.config.MCP_HTTP) app.use(MCP_PATH, ...guards);
   app.all(OPENAPI_PATH, methodNotAllowed('GET'));
   app.use(calculateMethodsRouter());
   app.use(worksheetRouter(ctx));

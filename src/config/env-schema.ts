@@ -44,6 +44,18 @@ export const EnvSchema = z.object({
     section: 'Service',
     description: 'The largest JSON body POST /v1/calculate accepts; a larger one is answered 413.',
   }),
+  MCP_HTTP: doc(
+    z
+      .enum(['on', 'off'], 'must be on or off')
+      .default('off')
+      .transform((v) => v === 'on'),
+    {
+      section: 'Service',
+      default: '`off`',
+      description:
+        '`on`: the MCP server for AI assistants at `POST /mcp` (streamable HTTP), behind the same access control and rate limits as /v1 (docs/mcp.md). Off: /mcp is 404. `sor mcp` serves it on stdio whatever this says.',
+    },
+  ),
   BULK_THREADS: doc(int(1, 256).default(Math.max(1, availableParallelism())), {
     section: 'Service',
     default: 'the number of CPUs',
@@ -204,12 +216,12 @@ export const EnvSchema = z.object({
     advanced: true,
     description: 'Jobs a worker takes beyond its threads (concurrency = its threads, at least 1, + prefetch).',
   }),
-  QUEUE_LOCK_DURATION_MS: doc(int(1000, 600_000).default(10_000), {
+  QUEUE_LOCK_DURATION_MS: doc(int(1000, 600_000).default(2_000), {
     section: 'Queue workers',
     advanced: true,
     description: "A job's lock lasts this long, renewed every half of it; a dead worker's jobs are retaken after it.",
   }),
-  QUEUE_STALLED_INTERVAL_MS: doc(int(500, 600_000).default(5_000), {
+  QUEUE_STALLED_INTERVAL_MS: doc(int(500, 600_000).default(1_000), {
     section: 'Queue workers',
     advanced: true,
     description: 'Every this often a live worker moves jobs whose locks expired (their worker died) back to waiting.',

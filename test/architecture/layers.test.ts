@@ -33,6 +33,8 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
  *  - webhooks: signed job-end events (URL check, signing, outbox, delivery), over jobs (the record, the store the
  *    sweep reads); the api reads callback_url through it and shows its state on the job.
  *  - api: the Express doors; they read jobs (the /v1/jobs routes, the upload spool) and auth (the guards).
+ *  - mcp: the Model Context Protocol door (stdio and POST /mcp), over api's JSON body reading, error envelope and
+ *    shipped worked examples; the runtime mounts its router and the CLI runs its stdio server.
  *  - runtime | cli: the composition root (builds runners, stores, routers from the Config), and the command.
  *  - server: the HTTP entry point, which starts the runtime.
  *  - web: the page's browser code (compiled apart, tsconfig.web.json); it imports no other room, and the api
@@ -46,6 +48,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['queue', 'jobs', 'auth'],
   ['webhooks'],
   ['api'],
+  ['mcp'],
   ['runtime', 'cli'],
   ['server', 'web'],
 ];
