@@ -4,6 +4,7 @@ import { POLICY_USAGE } from './policy-options.ts';
 
 export const BULK_USAGE = `Usage: sor bulk IN.csv [-o OUT] [--format csv|ndjson] [--threads N] [--server URL [--token T]]
                 [--encoding CHARSET] [--delimiter comma|semicolon|tab] [--keep-extra-columns] [--bom]
+                [--output-delimiter comma|semicolon|tab]
                 [--policy OPTION=VALUE ...]
 
 Calculates every student of a bulk CSV file (layout: docs/csv-layout.md).
@@ -20,6 +21,8 @@ IN or OUT "-" means stdin or stdout (OUT defaults to stdout).
   --delimiter NAME       the input's delimiter: comma (default), semicolon, tab
   --keep-extra-columns   echo columns that are not in the layout instead of refusing the file
   --bom                  start the CSV output with a UTF-8 byte order mark (Excel then reads the accents right)
+  --output-delimiter NAME  the CSV output's delimiter: comma, semicolon, tab (default: the input's, so a
+                         semicolon file is answered in semicolons)
 ${POLICY_USAGE}                         with --server: sent as policy.OPTION=VALUE, over the service's SOR_POLICY
   -h, --help             this text
 

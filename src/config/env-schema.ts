@@ -216,12 +216,12 @@ export const EnvSchema = z.object({
     advanced: true,
     description: 'Jobs a worker takes beyond its threads (concurrency = its threads, at least 1, + prefetch).',
   }),
-  QUEUE_LOCK_DURATION_MS: doc(int(1000, 600_000).default(10_000), {
+  QUEUE_LOCK_DURATION_MS: doc(int(1000, 600_000).default(2_000), {
     section: 'Queue workers',
     advanced: true,
     description: "A job's lock lasts this long, renewed every half of it; a dead worker's jobs are retaken after it.",
   }),
-  QUEUE_STALLED_INTERVAL_MS: doc(int(500, 600_000).default(5_000), {
+  QUEUE_STALLED_INTERVAL_MS: doc(int(500, 600_000).default(1_000), {
     section: 'Queue workers',
     advanced: true,
     description: 'Every this often a live worker moves jobs whose locks expired (their worker died) back to waiting.',

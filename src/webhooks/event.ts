@@ -12,6 +12,9 @@ import { randomBytes } from 'node:crypto';
 import type { JobRecord } from '../jobs/job-store.ts';
 import type { EventType, OutboxEvent } from './outbox.ts';
 
+/** Every event type, in the order a job can end. */
+export const EVENT_TYPES: readonly EventType[] = ['job.completed', 'job.failed', 'job.cancelled'];
+
 /** The job resource of a record (the API's view; injected so this room does not import the HTTP layer). */
 export type JobViewFn = (record: JobRecord) => object;
 

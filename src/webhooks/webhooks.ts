@@ -3,8 +3,9 @@
  * Sor-Signature header (signature.ts), and retried with backoff (retry-schedule.ts) until a 2xx or the end of
  * the retry window; every attempt is on the job (`callback`).
  *
- *   submission   `callbackFor` checks the job's callback_url (callback-url.ts) or takes WEBHOOK_URL; once the job
- *                exists, `register` writes its outbox entry (outbox.ts), waiting.
+ *   submission   `checkCallback` checks a job's callback_url (callback-url.ts; without one, `deploymentUrl`,
+ *                WEBHOOK_URL, is its callback); once the job exists, `register` writes its outbox entry (outbox.ts),
+ *                waiting.
  *   job end      `jobEnded` (the jobs service's onJobEnded) makes the event and makes the entry due now.
  *   sweep        every SWEEP_EVERY_MS (and at start) the waiting entries are read against the job store: a job
  *                that ended without its event being queued (its process died in between) gets it now, and a job
@@ -15,6 +16,7 @@
 import type { Logger } from 'pino';
 import { AppError, appError, entryEnvelope } from '../errors.ts';
 import { keyTag } from '../log-tag.ts';
+import { metrics } from '../metrics.ts';
 import type { JobRecord, JobStore } from '../jobs/job-store.ts';
 import {
   CallbackRefusal,
@@ -141,12 +143,13 @@ export class Webhooks {
     );
   }
 
-  /**
-   * The callback of a job about to be submitted: its own `callback_url`, checked now (throws the 400 or 503
-   * AppError), else WEBHOOK_URL, else null.
-   */
-  async callbackFor(callbackUrl: string | undefined): Promise<string | null> {
-    if (callbackUrl === undefined) return this.#settings.deploymentUrl ?? null;
+  /** WEBHOOK_URL: the callback of a job submitted without its own; null when unset. */
+  get deploymentUrl(): string | null {
+    return this.#settings.deploymentUrl ?? null;
+  }
+
+  /** Checks a job's callback_url before the job is created: the URL, or the 400 (or the lookup's 503) AppError. */
+  async checkCallback(callbackUrl: string): Promise<string> {
     try {
       await checkCallbackUrl(callbackUrl, this.#settings.allow, this.#resolve);
       return callbackUrl;
@@ -311,6 +314,9 @@ export class Webhooks {
       this.#storeWarning(err, 'could not record a delivery attempt; it will be made again');
       return;
     }
+    metrics.webhookAttempts.inc({
+      outcome: outcome.ok ? 'delivered' : next.state === 'failed' ? 'given_up' : 'failed',
+    });
     if (outcome.ok) this.#logger.info({ ...log, status: outcome.status }, 'webhooks: event delivered');
     else if (next.state === 'failed') {
       this.#logger.error({ ...log, status: outcome.status, error: outcome.error }, 'webhooks: delivery given up');

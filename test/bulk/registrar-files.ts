@@ -116,9 +116,16 @@ export function encode(text: string, charset: string): Buffer {
   return iconv.encode(text, charset);
 }
 
-/** Checks a CSV answer: every example's rows, with the accented id and label decoded right. */
-export function expectExamplesOutput(csv: string, extraColumn = false): OutputRow[] {
-  const rows = parseOutput(csv);
+/**
+ * Checks a CSV answer: every example's rows, with the accented id and label decoded right, written with
+ * `delimiter` (the file's own unless another was asked for).
+ */
+export function expectExamplesOutput(csv: string, extraColumn = false, delimiter: ',' | ';' | '\t' = ','): OutputRow[] {
+  const header = csv.slice(0, csv.indexOf('\n'));
+  expect(header.startsWith(`student_id${delimiter}`), 'the output header is written with the expected delimiter').toBe(
+    true,
+  );
+  const rows = parseOutput(csv, delimiter);
   for (const ex of EXAMPLES) {
     const own = rows.filter((r) => r.student_id === accentedId(ex.id));
     expectRowsMatchExample(own, ex);

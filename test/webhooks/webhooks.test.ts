@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { appError, AppError } from '../../src/errors.ts';
+import { metrics } from '../../src/metrics.ts';
 import type { JobRecord } from '../../src/jobs/job-store.ts';
 import { SqliteOutbox } from '../../src/webhooks/sqlite-outbox.ts';
 import { Webhooks, type JobWithCallback } from '../../src/webhooks/webhooks.ts';
@@ -148,7 +149,12 @@ describe('Webhooks', () => {
     expect(view.next_attempt_at).toBeNull();
   });
 
-  it('retries a receiver that fails twice: the third attempt delivers the same event', async () => {
+  it('retries a receiver that fails twice: the third attempt delivers the same event (and counts them)', async () => {
+    const counted = async () => {
+      const values = (await metrics.webhookAttempts.get()).values;
+      return Object.fromEntries(values.map((v) => [String(v.labels.outcome), v.value]));
+    };
+    const before = await counted();
     const s = await service();
     const id = jobId();
     const path = `/flaky-${id}`;
@@ -172,6 +178,9 @@ describe('Webhooks', () => {
       [503, 'answered 503, not a 2xx'],
       [200, null],
     ]);
+    const after = await counted();
+    expect((after.failed ?? 0) - (before.failed ?? 0)).toBe(2);
+    expect((after.delivered ?? 0) - (before.delivered ?? 0)).toBe(1);
   });
 
   it('finds a job that ended while nobody queued its event (the sweep), and says cancelled for a cancelled job', async () => {
@@ -215,22 +224,22 @@ describe('Webhooks', () => {
     expect(view.next_attempt_at).toBeNull();
   });
 
-  it('checks callback_url at submission: refused with a 400 naming the field, DNS trouble a 503, none → WEBHOOK_URL', async () => {
+  it('checks callback_url at submission: refused with a 400 naming the field, DNS trouble a 503; WEBHOOK_URL as given', async () => {
     const resolve: Resolver = async (host) => {
       if (host === 'slow.example.edu') throw Object.assign(new Error('x'), { code: 'EAI_AGAIN' });
       return [{ address: host === 'intranet.example.edu' ? '10.2.3.4' : '93.184.216.34', family: 4 }];
     };
     const s = await service({ deploymentUrl: 'https://etl.example.edu/sor' }, resolve);
-    expect(await s.callbackFor(undefined)).toBe('https://etl.example.edu/sor');
-    expect(await s.callbackFor('https://hooks.example.edu/a')).toBe('https://hooks.example.edu/a');
-    const refused = await s.callbackFor('https://intranet.example.edu/a').catch((e: unknown) => e);
+    expect(s.deploymentUrl).toBe('https://etl.example.edu/sor');
+    expect(await s.checkCallback('https://hooks.example.edu/a')).toBe('https://hooks.example.edu/a');
+    const refused = await s.checkCallback('https://intranet.example.edu/a').catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(AppError);
     expect((refused as AppError).status).toBe(400);
     expect((refused as AppError).fieldErrors?.[0]?.field).toBe('callback_url');
     expect((refused as AppError).message).toMatch(
       /^callback_url has a host name, intranet\.example\.edu, that resolves to a refused address: 10\.2\.3\.4 is a private/,
     );
-    const later = await s.callbackFor('https://slow.example.edu/a').catch((e: unknown) => e);
+    const later = await s.checkCallback('https://slow.example.edu/a').catch((e: unknown) => e);
     expect((later as AppError).status).toBe(503);
   });
 });

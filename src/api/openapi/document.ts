@@ -27,6 +27,7 @@ import { calculateDescription, fmt, infoDescription } from './prose.ts';
 import { requireBearer } from './access.ts';
 import { worksheetPathItem } from './worksheet-path.ts';
 import { comparePathItem } from './compare-path.ts';
+import { defaultsInWords } from './request-defaults.ts';
 import { TEMPLATE_PATHS } from './files-params.ts';
 
 export const API_VERSION = '1.0.0';
@@ -206,13 +207,9 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       description: infoDescription(limits.maxBodyBytes),
       'x-rule-set': RULE_SET_ID,
     },
-    servers: [
-      {
-        url: '{base_url}',
-        description: 'Where the service is deployed.',
-        variables: { base_url: { default: 'http://localhost:8080' } },
-      },
-    ],
+    // Relative: resolved against where this description was fetched from, so /docs (Try it out) and generated
+    // clients talk to the service that served it, whatever its host, port or scheme.
+    servers: [{ url: '/', description: 'This service: the origin that served this description.' }],
     // Open API: anonymous access ({}) or the declared, not enforced, bearer scheme.
     security: [{}, { bearerAuth: [] }],
     tags: [
@@ -250,5 +247,6 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       },
     },
   });
+  defaultsInWords(document);
   return options.auth?.required ? requireBearer(document, options.auth.prefix) : document;
 }
