@@ -36,6 +36,8 @@ export const EXTENDED_ERROR_CODES = [
   'service_busy',
   'listing_requires_auth', // 403: GET /v1/jobs with AUTH_MODE=off (job ids are then the only keys)
   'job_cancelled', // a job's error after DELETE /v1/jobs/{id}
+  /** 422: an Idempotency-Key of this token already names a job of another upload or other options. */
+  'idempotency_key_reused',
   /** 408: an upload body arrived slower than UPLOAD_MIN_BYTES_PER_SEC; it was stopped and the connection closed. */
   'request_timeout',
 ] as const;

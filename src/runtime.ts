@@ -92,6 +92,8 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
 
   const ctx: AppContext = { config, logger, runners: { small: queueParts.small, large }, readiness };
   const routers: Router[] = [bulkRouter(ctx), ...queueParts.routers];
+  // POST /mcp (MCP_HTTP=on): the MCP SDK is loaded only then. The app puts the /v1 guards in front of it.
+  if (config.MCP_HTTP) routers.push((await import('./mcp/http.ts')).mcpRouter(ctx));
   const access = createAccessControl(config, logger, redis);
 
   logger.info({ bulkThreads: pool.threads, largeRunner: large.kind }, 'runtime: bulk runners ready');

@@ -6,7 +6,7 @@
  *                                         With AUTH_MODE=off: 403 listing_requires_auth (without tokens a job id is
  *                                         the only key to its result, so no list of ids is handed out).
  *   DELETE /v1/jobs/{id}                  cancels the job: it never starts or its remaining chunks stop, and its
- *                                         result is removed (the job then reads failed, code job_cancelled). 204;
+ *                                         results are removed (the job then reads `cancelled`). 204;
  *                                         404 not_found for an id the caller does not own (or that does not exist).
  *                                         With AUTH_MODE=off it works by id, as the status does.
  */
@@ -22,7 +22,8 @@ import { ExtendedErrorSchema } from '../schema/response.ts';
 import { callerOf } from './auth.ts';
 import { sendError } from './error-envelope.ts';
 import { ROUTER_OPTIONS } from './routing.ts';
-import { JOBS_PATH, jobView } from './jobs-route.ts';
+import { JOBS_PATH } from './jobs-route.ts';
+import { viewWithExtras, type JobExtrasSource } from './job-view.ts';
 import { JobSchema } from './openapi/jobs-paths.ts';
 
 function storeError(err: unknown): unknown {
@@ -34,7 +35,10 @@ function pageSize(raw: unknown): number {
   return Math.min(Math.max(n, 1), MAX_PAGE);
 }
 
-export function jobsAccessRouter(jobs: AsyncJobs, options: { authRequired: boolean }): Router {
+export function jobsAccessRouter(
+  jobs: AsyncJobs,
+  options: { authRequired: boolean; extras?: JobExtrasSource },
+): Router {
   const router = Router(ROUTER_OPTIONS);
 
   router.get(JOBS_PATH, async (req: Request, res: Response) => {
@@ -45,7 +49,7 @@ export function jobsAccessRouter(jobs: AsyncJobs, options: { authRequired: boole
       const page = await ownedJobs(jobs.store, callerOf(res).id, { limit, before });
       res.setHeader('Cache-Control', 'no-store');
       res.status(200).json({
-        jobs: page.jobs.map(jobView),
+        jobs: await Promise.all(page.jobs.map((job) => viewWithExtras(job, options.extras))),
         next_url: page.next === undefined ? null : `${JOBS_PATH}?limit=${limit}&before=${page.next}`,
       });
     } catch (err) {
@@ -114,11 +118,11 @@ export function withJobsAccessPaths(paths: ZodOpenApiPathsObject): ZodOpenApiPat
   const cancel = {
     operationId: 'cancelJob',
     tags: ['jobs'],
-    summary: 'Cancel a job and remove its result',
+    summary: 'Cancel a job and remove its results',
     description:
       'A queued job never starts; a running one stops (its remaining chunks are not run); a finished one loses ' +
-      'its result. The job then reads failed with code job_cancelled until it expires. Another token’s job ' +
-      'answers 404, as an id that does not exist.',
+      'its results. The job then reads `cancelled` (error code job_cancelled) until it expires, and its downloads ' +
+      'answer 409 job_cancelled. Another token’s job answers 404, as an id that does not exist.',
     requestParams: { path: idParam },
     responses: {
       '204': { description: 'Cancelled (also when it was cancelled already).' },

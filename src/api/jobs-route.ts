@@ -3,14 +3,15 @@
  *
  *   POST /v1/jobs                 same bodies as POST /v1/calculate/bulk (text/csv, or multipart/form-data with a
  *                                 `file` field); Accept picks the result format (text/csv default,
- *                                 application/x-ndjson). 202 + Location + {id, status, status_url, result_url}.
+ *                                 application/x-ndjson). 202 + Location + the job (src/api/job-view.ts).
  *                                 An Idempotency-Key header returns the existing job for a repeated submission.
- *   GET  /v1/jobs/{id}            {id, status, format, progress {students_done, students_total}, created_at,
- *                                 started_at, finished_at, error, status_url, result_url; check_summary when the
- *                                 file has sis_* columns (the shadow check); policy: the school policy the job
- *                                 runs with, every option}
- *   GET  /v1/jobs/{id}/result     the output streamed in input order once completed; 409 job_not_ready before;
- *                                 404 not_found once expired (JOB_TTL_SECONDS after the job finished).
+ *   GET  /v1/jobs/{id}            the job: status, times, rule set and policy, progress, counts, summary, error
+ *                                 groups, links (src/api/job-view.ts)
+ *   GET  /v1/jobs/{id}/result     the result in the format asked, streamed in input order once completed;
+ *   GET  /v1/jobs/{id}/result.csv, /result.ndjson, /errors.csv    the CSV result, the NDJSON result, the errors-only
+ *                                 CSV (the header and the error rows): all made by the job's one run.
+ *                                 409 job_not_ready before completion; 404 not_found once expired (JOB_TTL_SECONDS
+ *                                 after the job finished).
  *
  * The job logic lives in src/jobs/async-jobs.ts; this file only speaks HTTP.
  */
@@ -23,11 +24,11 @@ import { Router } from 'express';
 import type { Request, Response } from 'express';
 import { AppError, appError } from '../errors.ts';
 import type { AsyncJobs } from '../jobs/async-jobs.ts';
-import type { JobRecord, ResultFormat } from '../jobs/job-store.ts';
+import type { JobRecord, ResultFormat, ResultPart } from '../jobs/job-store.ts';
 import { UploadDigest } from '../jobs/upload-digest.ts';
 import { adoptSpoolFile, diskFullAsAppError } from '../jobs/spool.ts';
 import { dialectKey, isDefaultDialect } from '../bulk/csv-dialect.ts';
-import { DEFAULT_POLICY } from '../domain/policy.ts';
+import { JOBS_PATH, RESULT_PATHS, viewWithExtras, type JobExtrasSource } from './job-view.ts';
 import { queryPolicyChoices } from './policy-query.ts';
 import { resultBytes } from './response-encoding.ts';
 import {
@@ -41,7 +42,7 @@ import {
 import { sendError } from './error-envelope.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 
-export const JOBS_PATH = '/v1/jobs';
+export { JOBS_PATH, jobView } from './job-view.ts';
 export const MAX_IDEMPOTENCY_KEY = 255;
 
 const CONTENT_TYPES: Record<ResultFormat, string> = {
@@ -49,28 +50,26 @@ const CONTENT_TYPES: Record<ResultFormat, string> = {
   ndjson: 'application/x-ndjson; charset=utf-8',
 };
 
-/** The wire view of a job. */
-export function jobView(job: JobRecord) {
-  return {
-    id: job.id,
-    status: job.status,
-    format: job.format,
-    progress: {
-      students_done: job.students_done,
-      students_total: job.students_total,
-      rows_done: job.rows_done,
-      error_rows: job.error_rows,
-    },
-    created_at: job.created_at,
-    started_at: job.started_at,
-    finished_at: job.finished_at,
-    error: job.error,
-    status_url: `${JOBS_PATH}/${job.id}`,
-    result_url: `${JOBS_PATH}/${job.id}/result`,
-    ...(job.check_summary ? { check_summary: job.check_summary } : {}),
-    policy: job.policy ?? DEFAULT_POLICY,
-  };
+/** A download of a job: which stored part it is for the job, its media type and its file name. */
+interface Download {
+  part(job: JobRecord): ResultPart | undefined;
+  format(job: JobRecord): ResultFormat;
+  filename(job: JobRecord): string;
 }
+
+const formatPart = (format: ResultFormat) => (job: JobRecord) =>
+  job.format === format ? 'result' : job.all_outputs === true ? 'alternate' : undefined;
+
+const DOWNLOADS: Record<keyof typeof RESULT_PATHS, Download> = {
+  result: { part: () => 'result', format: (job) => job.format, filename: (job) => `job-${job.id}.${job.format}` },
+  result_csv: { part: formatPart('csv'), format: () => 'csv', filename: (job) => `job-${job.id}.csv` },
+  result_ndjson: { part: formatPart('ndjson'), format: () => 'ndjson', filename: (job) => `job-${job.id}.ndjson` },
+  errors_csv: {
+    part: (job) => (job.all_outputs === true ? 'errors' : undefined),
+    format: () => 'csv',
+    filename: (job) => `job-${job.id}-errors.csv`,
+  },
+};
 
 function idempotencyKey(req: Request): string | undefined {
   const raw = req.get('Idempotency-Key');
@@ -109,7 +108,13 @@ function findJob(jobs: AsyncJobs, id: string | undefined, res: Response): Promis
  */
 export function jobsRouter(
   jobs: AsyncJobs,
-  options: { maxBytes: number; spoolDir?: string; limits?: UploadLimits },
+  options: {
+    maxBytes: number;
+    spoolDir?: string;
+    limits?: UploadLimits;
+    /** What other modules keep about a job, shown in its view (the webhooks' `callback`). */
+    extras?: JobExtrasSource;
+  },
 ): Router {
   const router = Router({ caseSensitive: true, strict: true });
   const limits: UploadLimits = options.limits ?? {
@@ -138,6 +143,7 @@ export function jobsRouter(
         path: jobPath,
         ...digest.finish(),
         ...dialectFacts,
+        rows: upload.scan.rows,
         nonContiguous: upload.scan.nonContiguous,
         policy,
       };
@@ -147,8 +153,7 @@ export function jobsRouter(
       res.setHeader('Location', `${JOBS_PATH}/${record.id}`);
       res.setHeader('Cache-Control', 'no-store');
       if (!created) res.setHeader('Idempotent-Replayed', 'true');
-      const view = jobView(record);
-      res.json({ id: view.id, status: view.status, status_url: view.status_url, result_url: view.result_url });
+      res.json(await viewWithExtras(record, options.extras));
     } catch (err) {
       await upload?.remove();
       // A full spool disk is 507 insufficient_storage; the job store failing is 503.
@@ -162,48 +167,59 @@ export function jobsRouter(
     try {
       const job = await findJob(jobs, req.params.id as string, res);
       res.setHeader('Cache-Control', 'no-store');
-      res.status(200).json(jobView(job));
+      res.status(200).json(await viewWithExtras(job, options.extras));
     } catch (err) {
       sendError(res, storeUnavailable(err));
     }
   });
   router.all(`${JOBS_PATH}/:id`, methodNotAllowed('GET', 'DELETE'));
 
-  router.get(`${JOBS_PATH}/:id/result`, async (req: Request, res: Response) => {
-    let job: JobRecord;
-    try {
-      job = await findJob(jobs, req.params.id as string, res);
-      if (job.status !== 'completed') {
-        res.setHeader('Retry-After', job.status === 'failed' ? '0' : '2');
-        throw job.status === 'failed'
-          ? appError('JOB_FAILED_NO_RESULT', {
-              code: job.error?.code ?? 'internal_error',
-              message: job.error?.message ?? 'no detail',
-            })
-          : appError('JOB_NOT_COMPLETED', { status: job.status });
-      }
-    } catch (err) {
-      sendError(res, storeUnavailable(err));
-      return;
-    }
-    try {
-      res.status(200);
-      res.setHeader('Content-Type', CONTENT_TYPES[job.format]);
-      res.setHeader(
-        'Content-Disposition',
-        `attachment; filename="job-${job.id}.${job.format === 'csv' ? 'csv' : 'ndjson'}"`,
-      );
-      res.setHeader('Cache-Control', 'no-store');
-      for await (const segment of resultBytes(req, res, jobs.store, job.id)) {
-        if (!res.write(segment)) await new Promise<void>((resolve) => res.once('drain', () => resolve()));
-        if (res.destroyed) return;
-      }
-      res.end();
-    } catch (err) {
-      // Headers may be on the wire already: sendError then cuts the transfer (never a file that looks complete).
-      sendError(res, err);
-    }
-  });
-  router.all(`${JOBS_PATH}/:id/result`, methodNotAllowed('GET'));
+  for (const [name, download] of Object.entries(DOWNLOADS)) {
+    const path = `${JOBS_PATH}/:id/${RESULT_PATHS[name as keyof typeof RESULT_PATHS]}`;
+    router.get(path, (req: Request, res: Response) => sendResult(jobs, download, req, res));
+    router.all(path, methodNotAllowed('GET'));
+  }
   return router;
+}
+
+/** 409 unless the job completed: the answer names its status, or why it failed or that it was cancelled. */
+function notReady(job: JobRecord, res: Response): AppError {
+  res.setHeader('Retry-After', job.status === 'queued' || job.status === 'running' ? '2' : '0');
+  if (job.status === 'cancelled') return appError('JOB_CANCELLED');
+  if (job.status === 'failed') {
+    return appError('JOB_FAILED_NO_RESULT', {
+      code: job.error?.code ?? 'internal_error',
+      message: job.error?.message ?? 'no detail',
+    });
+  }
+  return appError('JOB_NOT_COMPLETED', { status: job.status });
+}
+
+/** Streams one stored result part of a completed job (decompressed, or as stored to a client that takes gzip). */
+async function sendResult(jobs: AsyncJobs, download: Download, req: Request, res: Response): Promise<void> {
+  let job: JobRecord;
+  let part: ResultPart | undefined;
+  try {
+    job = await findJob(jobs, req.params.id as string, res);
+    if (job.status !== 'completed') throw notReady(job, res);
+    part = download.part(job);
+    if (part === undefined) throw appError('JOB_RESULT_NOT_KEPT');
+  } catch (err) {
+    sendError(res, storeUnavailable(err));
+    return;
+  }
+  try {
+    res.status(200);
+    res.setHeader('Content-Type', CONTENT_TYPES[download.format(job)]);
+    res.setHeader('Content-Disposition', `attachment; filename="${download.filename(job)}"`);
+    res.setHeader('Cache-Control', 'no-store');
+    for await (const segment of resultBytes(req, res, jobs.store, job.id, part)) {
+      if (!res.write(segment)) await new Promise<void>((resolve) => res.once('drain', () => resolve()));
+      if (res.destroyed) return;
+    }
+    res.end();
+  } catch (err) {
+    // Headers may be on the wire already: sendError then cuts the transfer (never a file that looks complete).
+    sendError(res, err);
+  }
 }

@@ -5,7 +5,7 @@
  */
 import type { Request, Response } from 'express';
 import { createGzip, type Gzip } from 'node:zlib';
-import type { JobStore } from '../jobs/job-store.ts';
+import type { JobStore, ResultPart } from '../jobs/job-store.ts';
 
 /** True when the client accepts gzip and prefers it to identity. */
 export function acceptsGzip(req: Request): boolean {
@@ -27,11 +27,18 @@ export function gzipInto(res: Response): Gzip {
 }
 
 /**
- * A job's result bytes for this request, with the encoding headers set: results are stored gzipped, so a client
- * that accepts gzip gets the stored bytes as they are (no decompression), any other the decompressed result.
+ * A job's result bytes (one part: the result, the other format, the errors-only CSV) for this request, with the
+ * encoding headers set: results are stored gzipped, so a client that accepts gzip gets the stored bytes as they
+ * are (no decompression), any other the decompressed result.
  */
-export function resultBytes(req: Request, res: Response, store: JobStore, id: string): AsyncIterable<Buffer> {
+export function resultBytes(
+  req: Request,
+  res: Response,
+  store: JobStore,
+  id: string,
+  part: ResultPart,
+): AsyncIterable<Buffer> {
   const gzipped = acceptsGzip(req) && store.readResultGzip !== undefined;
   setEncodingHeaders(res, gzipped);
-  return gzipped ? store.readResultGzip!(id) : store.readResult(id);
+  return gzipped ? store.readResultGzip!(id, part) : store.readResult(id, part);
 }

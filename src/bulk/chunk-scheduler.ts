@@ -3,6 +3,9 @@
  * of them between submission and the end of their write, and writes their outputs strictly in index order
  * through the reorder buffer. A chunk whose runner rejects, or returns another number of rows or students than
  * it was given, is written as internal_error rows instead: never a missing row.
+ *
+ * An async job's run (`sections`) writes each chunk's three outputs (ChunkOutcome.parts: CSV rows, NDJSON lines,
+ * error rows) to three outputs; each chunk's result stats (result-stats.ts) are added up into the progress.
  */
 import type { Writable } from 'node:stream';
 import type { ChunkOutcome, ChunkRunner, ChunkTask } from './runner.ts';
@@ -10,6 +13,7 @@ import { ReorderBuffer } from './reorder-buffer.ts';
 import { failedChunkOutcome } from './process-chunk.ts';
 import { payloadText } from './chunk-payload.ts';
 import type { CheckSummary, CheckTally } from './shadow-summary.ts';
+import { addResultStats, type ResultStats } from './result-stats.ts';
 import { abortReason, OutputClosedError, safely, waitDrain } from './output-writes.ts';
 
 /** Message of the error rows of a chunk that could not be run (shown to the client: no internals). */
@@ -26,6 +30,18 @@ export interface BulkProgress {
   chunks: number;
   /** The shadow check's counts so far, when the file has sis_* columns (src/bulk/shadow-summary.ts). */
   checks?: CheckSummary;
+  /**
+   * What the results written so far add up to (src/bulk/result-stats.ts). The run's own running totals, shared
+   * by every progress report: copy them (copyResultStats) to keep them.
+   */
+  stats?: ResultStats;
+}
+
+/** The outputs of an async job's run: the CSV result, the NDJSON result and the errors-only CSV. */
+export interface JobOutputs {
+  csv: Writable;
+  ndjson: Writable;
+  errors: Writable;
 }
 
 /**
@@ -45,6 +61,8 @@ export interface SchedulerOptions {
   checks: CheckTally | undefined;
   /** Gets each chunk's payload bytes back once its outcome is in (ChunkBuilder.recycle). */
   recyclePayload?: (payload: Uint8Array) => void;
+  /** An async job's run: each chunk's three sections go to these (`output` is then not written). */
+  sections?: JobOutputs;
 }
 
 /**
@@ -62,6 +80,12 @@ function chunkTask(index: number, payloadBytes: Uint8Array, runId: string): Chun
       return text;
     },
   };
+}
+
+/** A job's chunk outcome: UTF-8 bytes in three sections whose lengths add up to the bytes. */
+function hasSections(out: ChunkOutcome): boolean {
+  const { bytes, parts } = out;
+  return bytes !== undefined && parts !== undefined && parts[0] + parts[1] + parts[2] === bytes.length;
 }
 
 export class ChunkScheduler {
@@ -118,6 +142,9 @@ export class ChunkScheduler {
             `runner returned ${out.rows} rows / ${out.students} students for chunk ${index} (expected ${rows} / ${students})`,
           );
         }
+        if (this.opts.sections !== undefined && !hasSections(out)) {
+          throw new Error(`runner returned chunk ${index} without the outputs of a job`);
+        }
         return out;
       })
       .catch((error: unknown) => {
@@ -141,21 +168,16 @@ export class ChunkScheduler {
     try {
       for (let out = this.reorder.take(); out !== undefined; out = this.reorder.take()) {
         if (this.failure !== undefined) return;
-        const { output } = this.opts;
-        if (output.destroyed || output.writableEnded) throw new OutputClosedError();
-        const data = out.bytes ?? out.text;
-        this.opts.checks?.add(out); // before the bytes can be handed back for reuse
         const release = this.opts.recycleOutput ? out.release : undefined;
-        const ok =
-          data.length === 0 ||
-          (release === undefined ? output.write(data) : output.write(data, () => safely(() => release.call(out))));
-        if (!ok) await waitDrain(output, this.opts.signal);
+        if (this.opts.sections === undefined) await this.write(out, release);
+        else await this.writeSections(out, this.opts.sections, release);
         const p = this.progress;
         p.rows += out.rows;
         p.errorRows += out.errorRows;
         p.students += out.students;
         p.chunks++;
         if (this.opts.checks !== undefined) p.checks = this.opts.checks.summary();
+        if (p.stats !== undefined && out.stats !== undefined) addResultStats(p.stats, out.stats);
         this.inflight--;
         this.wake();
         this.opts.onProgress?.({ ...p });
@@ -165,6 +187,42 @@ export class ChunkScheduler {
     } finally {
       this.writing = false;
     }
+  }
+
+  private async write(out: ChunkOutcome & { release?(): void }, release: (() => void) | undefined): Promise<void> {
+    const { output } = this.opts;
+    if (output.destroyed || output.writableEnded) throw new OutputClosedError();
+    const data = out.bytes ?? out.text;
+    this.opts.checks?.add(out); // before the bytes can be handed back for reuse
+    const ok =
+      data.length === 0 ||
+      (release === undefined ? output.write(data) : output.write(data, () => safely(() => release.call(out))));
+    if (!ok) await waitDrain(output, this.opts.signal);
+  }
+
+  /** A job's chunk: its CSV rows, NDJSON lines and error rows to their outputs; its buffer released after all three. */
+  private async writeSections(
+    out: ChunkOutcome & { release?(): void },
+    sections: JobOutputs,
+    release: (() => void) | undefined,
+  ): Promise<void> {
+    const bytes = out.bytes!;
+    const [csv, ndjson] = out.parts!;
+    const views = [bytes.subarray(0, csv), bytes.subarray(csv, csv + ndjson), bytes.subarray(csv + ndjson)] as const;
+    const outputs = [sections.csv, sections.ndjson, sections.errors] as const;
+    if (outputs.some((o) => o.destroyed || o.writableEnded)) throw new OutputClosedError();
+    this.opts.checks?.add({ text: '', bytes: views[0], checks: out.checks }); // read from the CSV rows if need be
+    let pending = 3;
+    const written = () => {
+      if (--pending === 0 && release !== undefined) safely(() => release.call(out));
+    };
+    const full: Writable[] = [];
+    for (let i = 0; i < 3; i++) {
+      const view = views[i]!;
+      if (view.length === 0) written();
+      else if (!outputs[i]!.write(view, written)) full.push(outputs[i]!);
+    }
+    for (const output of full) await waitDrain(output, this.opts.signal);
   }
 
   /** Resolves when every submitted chunk has been written; rejects if the pipeline failed. */

@@ -16,9 +16,13 @@
  *
  * Completeness: every data row of the input produces exactly one output row (CSV), in input order. A chunk whose
  * runner rejects, or returns a different number of rows than it was given, becomes internal_error rows.
+ *
+ * An async job's run (`outputs`) writes, from the one calculation of each student, the CSV result, the NDJSON
+ * result and the errors-only CSV (the CSV's header and its error rows) to three outputs; every run counts what its
+ * results add up to (`progress.stats`, src/bulk/result-stats.ts).
  */
 import { createBulkDecoder, createBulkReader, DEFAULT_BULK_TEXT_LIMITS } from './bulk-reader.ts';
-import { DEFAULT_DIALECT, type CsvDialect } from './csv-dialect.ts';
+import { DEFAULT_DIALECT, outputDelimiterOf, type CsvDialect } from './csv-dialect.ts';
 import { shapeRecord } from './record-shape.ts';
 import type { Readable, Writable } from 'node:stream';
 import type { Config } from '../config.ts';
@@ -33,11 +37,12 @@ import { newRunId } from './run-id.ts';
 import { outputHeaderLine } from './output-csv.ts';
 import { hasSisColumns } from './shadow-check.ts';
 import { CheckTally } from './shadow-summary.ts';
-import { ChunkScheduler, type BulkProgress } from './chunk-scheduler.ts';
+import { ChunkScheduler, type BulkProgress, type JobOutputs } from './chunk-scheduler.ts';
+import { emptyResultStats } from './result-stats.ts';
 import { abortReason, endOutput, writeText } from './output-writes.ts';
 
 export type { BulkFormat } from './chunk-payload.ts';
-export type { BulkProgress } from './chunk-scheduler.ts';
+export type { BulkProgress, JobOutputs } from './chunk-scheduler.ts';
 
 /**
  * A chunk is also cut by size: a student that would take it past this many characters of cells starts the next
@@ -91,8 +96,9 @@ export interface RunBulkOptions {
   /** Aborts reading and writing (client gone, Ctrl-C); runBulk then rejects with the signal's reason. */
   signal?: AbortSignal;
   /**
-   * How the file is written (charset, delimiter, extra columns) and whether the CSV output starts with a byte
-   * order mark; default: UTF-8, commas, strict columns, no BOM (src/bulk/csv-dialect.ts).
+   * How the file is written (charset, delimiter, extra columns) and how the CSV output is (its delimiter: the
+   * file's unless another is asked for; a byte order mark); default: UTF-8, commas, strict columns, no BOM
+   * (src/bulk/csv-dialect.ts).
    */
   dialect?: CsvDialect;
   /**
@@ -103,6 +109,11 @@ export interface RunBulkOptions {
   policy?: SchoolPolicy;
   /** End `output` when done (default true; false for process.stdout). */
   endOutput?: boolean;
+  /**
+   * An async job's run: every output the job offers, from one calculation of each student. `output` must be the
+   * one of `format` among them; all three are ended when done.
+   */
+  outputs?: JobOutputs;
   /**
    * Let the runner reuse an output buffer once `output`'s write callback has fired (ChunkOutput.release). Only for
    * outputs that are done with a chunk when they call back (sockets, files); never for a Writable that keeps the
@@ -128,7 +139,8 @@ function isRunner(value: ChunkRunner | RunnerChoice): value is ChunkRunner {
  * with the transport failure after.
  */
 export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
-  const { input, output, format, config, limits, signal } = options;
+  const { input, output, format, config, limits, signal, outputs } = options;
+  if (outputs !== undefined && outputs[format] !== output) throw new Error('runBulk: `output` must be outputs[format]');
   const maxBytes = limits?.maxBytes;
   const maxRows = limits?.maxRows;
   const chunkStudents = config.BULK_CHUNK_STUDENTS;
@@ -140,7 +152,14 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
   );
   const decoder = createBulkDecoder(dialect);
   const records: CsvRecord[] = [];
-  const progress: BulkProgress = { bytes: 0, rows: 0, errorRows: 0, students: 0, chunks: 0 };
+  const progress: BulkProgress = {
+    bytes: 0,
+    rows: 0,
+    errorRows: 0,
+    students: 0,
+    chunks: 0,
+    stats: emptyResultStats(),
+  };
 
   let layout: CsvLayout | undefined;
   let runner: ChunkRunner | undefined = isRunner(options.runner) ? options.runner : undefined;
@@ -160,7 +179,10 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
   const start = async (chosen: ChunkRunner) => {
     runner = chosen;
     const l = layout!;
-    builder = new ChunkBuilder(format, l.header, options.policy);
+    builder = new ChunkBuilder(format, l.header, options.policy, {
+      delimiter: outputDelimiterOf(dialect),
+      allOutputs: outputs !== undefined,
+    });
     const b = builder;
     grouper = new StudentGrouper(
       l.col.student_id,
@@ -187,12 +209,17 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
         runId: newRunId(),
         checks: tally,
         recyclePayload: (payload) => b.recycle(payload),
+        sections: outputs,
       },
       progress,
     );
     if (tally !== undefined) progress.checks = tally.summary();
     options.onStart?.(chosen);
-    if (format === 'csv') await writeText(output, (dialect.bom ? '\ufeff' : '') + outputHeaderLine(l), signal);
+    const header = (dialect.bom ? '\ufeff' : '') + outputHeaderLine(l, outputDelimiterOf(dialect));
+    if (outputs !== undefined) {
+      await writeText(outputs.csv, header, signal);
+      await writeText(outputs.errors, header, signal);
+    } else if (format === 'csv') await writeText(output, header, signal);
   };
 
   const addRow = (record: CsvRecord, index: number) => {
@@ -275,6 +302,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
   reader.push(decoder.end(), records);
   reader.end(records);
   await consume(true);
-  if (options.endOutput !== false) await endOutput(output);
+  if (outputs !== undefined) await Promise.all([outputs.csv, outputs.ndjson, outputs.errors].map(endOutput));
+  else if (options.endOutput !== false) await endOutput(output);
   return { ...progress, runner: runner!.kind };
 }

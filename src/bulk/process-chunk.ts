@@ -7,6 +7,11 @@
  * its rows has a problem, every row of the student is an error row (rows without a problem of their own say
  * which lines of the student have errors), because a student computed without one of its terms would get wrong
  * dollars.
+ *
+ * Every chunk also counts what its results add up to (result-stats.ts). A chunk of an async job (payload `o`,
+ * chunk-payload.ts) renders every output the job offers from the one calculation of each student: the CSV result,
+ * the NDJSON result and the errors-only CSV (the error rows of the CSV), as three sections of one UTF-8 buffer
+ * (ChunkOutcome.parts), so the job's one run serves all its downloads.
  */
 import { calculate } from '../domain/calculate.ts';
 import type { FieldError } from '../errors.ts';
@@ -18,6 +23,7 @@ import { readHeader, validateStudentRows, type CsvLayout, type RowFieldError } f
 import { checkCellsText, errorRowLine, okRowLine, studentResultCells } from './output-csv.ts';
 import { hasSisColumns, readSisFigures, shadowCheck, type ShadowCheck } from './shadow-check.ts';
 import { countCheck, emptyCheckSummary } from './shadow-summary.ts';
+import { StatsCounter } from './result-stats.ts';
 import { errorNdjsonLine, okNdjsonLine, studentErrorEnvelope, studentInternalEnvelope } from './output-ndjson.ts';
 
 type ErrorCode = 'validation_error' | 'internal_error';
@@ -86,13 +92,18 @@ function uniqueJoined(values: readonly string[]): string {
   return [...new Set(values.filter((v) => v !== ''))].join(' | ');
 }
 
+/** Each row's own problems (a problem about the student as a whole is its first row's). */
+function errorsByRow(student: PayloadStudent, errors: readonly RowFieldError[]): RowFieldError[][] {
+  const byRow: RowFieldError[][] = student.l.map(() => []);
+  for (const e of errors) byRow[Math.min(Math.max(e.row, 0), byRow.length - 1)]!.push(e);
+  return byRow;
+}
+
 /** The error columns of each row of an error student. */
 function rowErrorColumns(
   student: PayloadStudent,
-  errors: readonly RowFieldError[],
+  byRow: readonly (readonly RowFieldError[])[],
 ): { field: string; message: string }[] {
-  const byRow: RowFieldError[][] = student.l.map(() => []);
-  for (const e of errors) byRow[Math.min(Math.max(e.row, 0), byRow.length - 1)]!.push(e);
   const errorLines = student.l.filter((_, r) => byRow[r]!.length > 0);
   return byRow.map((own) => {
     if (own.length === 0) {
@@ -159,6 +170,21 @@ class Output {
     this.used += this.buf!.write(line, this.used, 'utf8');
   }
 
+  /** Bytes written so far (byte output only). */
+  get size(): number {
+    return this.used;
+  }
+
+  /** Appends another output's bytes, or its text as UTF-8 (byte output only). */
+  append(other: Output): void {
+    if (other.buf === undefined) {
+      this.add(other.text);
+      return;
+    }
+    if (this.used + other.used > this.buf!.length) this.grow(other.used);
+    this.used += other.buf.copy(this.buf!, this.used, 0, other.used);
+  }
+
   private grow(need: number): void {
     const old = this.buf!;
     const next = Buffer.allocUnsafeSlow(Math.max(old.length * 2, this.used + need));
@@ -173,6 +199,12 @@ class Output {
   }
 }
 
+/**
+ * Output bytes of a job's chunk (CSV, NDJSON and the error rows) per byte of its CSV output alone: the NDJSON
+ * result is about as large as the CSV one.
+ */
+const ALL_OUTPUTS_SIZE_FACTOR = 2.2;
+
 function run(
   payload: ChunkPayload,
   failure: string | undefined,
@@ -182,10 +214,18 @@ function run(
 ): ChunkOutcome {
   const layout = layoutFor(payload.h);
   const width = layout.width;
+  const d = payload.d ?? ','; // the CSV output's delimiter
   const sis = hasSisColumns(layout);
-  const noCheck = sis ? checkCellsText(null) : '';
+  const noCheck = sis ? checkCellsText(null, d) : '';
   const checks = sis ? emptyCheckSummary() : undefined;
-  const out = new Output(bytes, initial, sizeHint);
+  const counter = new StatsCounter();
+  // A job's chunk renders all three outputs into one byte buffer: CSV, then NDJSON, then the CSV's error rows.
+  const all = payload.o === 1;
+  const out = new Output(bytes || all, initial, all ? sizeHint * ALL_OUTPUTS_SIZE_FACTOR : sizeHint);
+  const ndjsonOut = all ? new Output(true, undefined, sizeHint) : out;
+  const errorsOut = all ? new Output(false, undefined) : undefined;
+  const writeCsv = all || payload.f === 'csv';
+  const writeNdjson = all || payload.f === 'ndjson';
   let rows = 0;
   let errorRows = 0;
   for (const student of payload.s) {
@@ -196,44 +236,58 @@ function run(
         ? judge(student, layout, sis, payload.p)
         : { ok: false, code: 'internal_error', errors: [{ row: 0, field: '', message: failure }] };
     if (checks !== undefined && verdict.ok && verdict.check !== undefined) countCheck(checks, verdict.check);
-    if (payload.f === 'ndjson') {
-      const id = studentIdOf(student, layout);
-      if (verdict.ok) {
-        out.add(okNdjsonLine(id, verdict.result, verdict.check));
-      } else {
-        errorRows += n;
-        out.add(errorNdjsonLine(id, studentEnvelope(student, verdict.code, verdict.errors), sis));
+    if (verdict.ok) {
+      counter.ok(verdict.result);
+      if (writeNdjson) ndjsonOut.add(okNdjsonLine(studentIdOf(student, layout), verdict.result, verdict.check));
+      if (!writeCsv) continue;
+      const shared = studentResultCells(verdict.result, d);
+      const checkCells = verdict.check === undefined ? '' : checkCellsText(verdict.check, d);
+      for (let r = 0; r < n; r++) {
+        out.add(okRowLine(student.c[r]!, width, shared, verdict.result.terms[r]!, student.r?.[r], checkCells, d));
       }
       continue;
     }
-    if (verdict.ok) {
-      const shared = studentResultCells(verdict.result);
-      const checkCells = verdict.check === undefined ? '' : checkCellsText(verdict.check);
-      for (let r = 0; r < n; r++) {
-        out.add(okRowLine(student.c[r]!, width, shared, verdict.result.terms[r]!, student.r?.[r], checkCells));
-      }
-    } else {
-      errorRows += n;
-      const columns =
-        failure === undefined
-          ? rowErrorColumns(student, verdict.errors)
-          : student.l.map(() => ({ field: '', message: failure }));
-      for (let r = 0; r < n; r++) {
-        out.add(
-          errorRowLine(
-            student.c[r]!,
-            width,
-            verdict.code,
-            columns[r]!.field,
-            columns[r]!.message,
-            student.r?.[r],
-            noCheck,
-          ),
-        );
-      }
+    errorRows += n;
+    const byRow = failure === undefined ? errorsByRow(student, verdict.errors) : student.l.map(() => verdict.errors);
+    counter.error(student.l, byRow);
+    if (writeNdjson) {
+      const envelope = studentEnvelope(student, verdict.code, verdict.errors);
+      ndjsonOut.add(errorNdjsonLine(studentIdOf(student, layout), envelope, sis));
+    }
+    if (!writeCsv) continue;
+    const columns =
+      failure === undefined ? rowErrorColumns(student, byRow) : student.l.map(() => ({ field: '', message: failure }));
+    for (let r = 0; r < n; r++) {
+      const line = errorRowLine(
+        student.c[r]!,
+        width,
+        verdict.code,
+        columns[r]!.field,
+        columns[r]!.message,
+        student.r?.[r],
+        noCheck,
+        d,
+      );
+      out.add(line);
+      errorsOut?.add(line);
     }
   }
-  const outcome: ChunkOutcome = { ...out.finish(), rows, errorRows, students: payload.s.length };
+  let parts: [number, number, number] | undefined;
+  if (all) {
+    const csvBytes = out.size;
+    out.append(ndjsonOut);
+    const ndjsonBytes = out.size - csvBytes;
+    out.append(errorsOut!);
+    parts = [csvBytes, ndjsonBytes, out.size - csvBytes - ndjsonBytes];
+  }
+  const outcome: ChunkOutcome = {
+    ...out.finish(),
+    rows,
+    errorRows,
+    students: payload.s.length,
+    stats: counter.stats,
+  };
+  if (parts !== undefined) outcome.parts = parts;
   if (checks !== undefined) outcome.checks = checks;
   return outcome;
 }

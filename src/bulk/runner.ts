@@ -8,6 +8,7 @@
  */
 
 import type { CheckSummary } from './shadow-summary.ts';
+import type { ResultStats } from './result-stats.ts';
 
 export type RunnerKind = 'inline' | 'pool' | 'queue';
 
@@ -51,6 +52,16 @@ export interface ChunkOutcome {
    * pipeline's thread. An outcome without them (a chunk that could not be run) is counted from its output.
    */
   checks?: CheckSummary;
+  /**
+   * What the chunk's results add up to (src/bulk/result-stats.ts): every outcome of process-chunk.ts has them; a
+   * runner that does not report them (a test's stand-in) leaves the run's summary without that chunk.
+   */
+  stats?: ResultStats;
+  /**
+   * A job's chunk (payload `o`): the output holds three sections, in bytes: the CSV rows, the NDJSON lines and
+   * the CSV's error rows, of these lengths (then `bytes` is set and `text` is '').
+   */
+  parts?: [number, number, number];
 }
 
 export interface ChunkOutput extends ChunkOutcome {

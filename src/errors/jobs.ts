@@ -10,6 +10,12 @@ export const JOB_ERRORS = {
     status: 400,
     message: 'Idempotency-Key must be 1 to {max} visible ASCII characters.',
   },
+  IDEMPOTENCY_KEY_REUSED: {
+    code: 'idempotency_key_reused',
+    status: 422,
+    message:
+      'This Idempotency-Key was already used for another job, with another file or other options (format, delimiter, charset, policy, callback). Use a new key for a new submission; the same file and options with this key return the existing job.',
+  },
   JOB_NOT_FOUND: {
     code: 'not_found',
     status: 404,
@@ -35,6 +41,12 @@ export const JOB_ERRORS = {
     code: 'job_not_ready',
     status: 409,
     message: 'The job failed ({code}): {message} It has no result.',
+  },
+  JOB_RESULT_NOT_KEPT: {
+    code: 'not_found',
+    status: 404,
+    message:
+      'This job was submitted before the service kept every result format: only its result in the format it was asked for (links.result) can be downloaded.',
   },
   /** Job status (not an HTTP answer): the job's process stopped. */
   JOB_ABANDONED: {

@@ -4,7 +4,7 @@
  * runs the SAME bulk pipeline as POST /v1/calculate/bulk in the background, on the large runner (the queue when
  * REDIS_URL is set, else the local pool), writing the output into the job store segment by segment.
  *
- * Lifecycle: queued (spooled, waiting for a slot; students being counted) → running → completed | failed.
+ * Lifecycle: queued (spooled, waiting for a slot) → running → completed | failed | cancelled.
  * At most MAX_CONCURRENT_JOBS jobs run at once per API process; others wait in FIFO order.
  * The process running a job renews a lease on it, and touches the job's spool file as it does (the heartbeat the
  * spool sweep reads, src/jobs/spool.ts); if the process dies, the job reads as failed (never "running" forever),
@@ -15,21 +15,28 @@
  * which reserves room for it up front (refused with job_store_full, 503, when it cannot fit) and grows the
  * reservation as it is written (the job fails with job_store_full when it cannot). A failed job's partial result
  * is deleted at once, and the job is always marked failed (retried: deleting the result frees the store first).
- * An Idempotency-Key is scoped to the upload: the key plus the sha256 of the file and format, so the same key
- * with another file makes another job (no one can squat a key for a file they do not have), and to the owner.
+ * Idempotency-Key: with access control (AUTH_MODE=required) a key belongs to the token that sent it: the same key
+ * with the same upload and options returns the job, with another upload or other options it is refused (422
+ * idempotency_key_reused). Without access control every caller is anonymous, so a key is scoped to the upload
+ * (the key plus the sha256 of the file and its options): the same key with another file makes another job, and
+ * no one can squat a key for a file they do not have.
  * A job belongs to the token that submitted it (`owner`, src/jobs/ownership.ts); `cancel` stops it (its chunks
- * stop: the run's signal aborts) and removes its result, the job then reads failed with code job_cancelled.
- * One job's run (pipeline, result, final status) is src/jobs/job-run.ts.
+ * stop: the run's signal aborts) and removes its results; the job then reads `cancelled`. `onJobEnded` hears of
+ * every job that reaches completed, failed or cancelled in this process (the webhooks, src/webhooks/).
+ * One job's run (pipeline, results, final status) is src/jobs/job-run.ts.
  */
+import { createHash } from 'node:crypto';
 import { keyTag } from '../log-tag.ts';
 import type { RunnerChoice } from '../bulk/pipeline.ts';
 import type { CsvDialect } from '../bulk/csv-dialect.ts';
 import { resolvePolicy, type PolicyChoices } from '../domain/policy.ts';
+import { RULE_SET_ID } from '../domain/rule-set.ts';
+import { emptyResultStats } from '../bulk/result-stats.ts';
 import type { ChunkRunner } from '../bulk/runner.ts';
 import type { Config } from '../config.ts';
 import { AppError, appError, entryEnvelope, errorEnvelope } from '../errors.ts';
 import { newJobId } from './job-id.ts';
-import { CANCELLED, runJob, type ErrorMapper, type PendingJob, type RunBulkFn } from './job-run.ts';
+import { CANCELLED, runJob, type ErrorMapper, type PendingJob, type RunBulkFn, type RunEnd } from './job-run.ts';
 import { reservationFor } from './result-quota.ts';
 import type { StoreHeadroom } from './result-quota.ts';
 import { metrics } from '../metrics.ts';
@@ -56,6 +63,18 @@ export interface AsyncJobsOptions {
   /** The runners for every job: inline for small files, the queue or the pool for large (each run carries its own run id). */
   runners: ChunkRunner | RunnerChoice;
   runBulk: RunBulkFn;
+  /**
+   * Called when a job reaches completed, failed or cancelled in this process, with its record as stored then
+   * (a DELETE of a finished job, which removes its results, is a transition to cancelled too). Its failures are
+   * logged, never the job's.
+   */
+  onJobEnded?: (record: JobRecord) => void | Promise<void>;
+}
+
+/** What a submission carries besides its upload. */
+export interface SubmitOptions {
+  /** Where the job's end is announced (src/webhooks/): part of the submission's options for Idempotency-Key. */
+  callbackUrl?: string | null;
 }
 
 export interface SpooledUpload {
@@ -67,6 +86,8 @@ export interface SpooledUpload {
   bytes: number;
   /** Students in the file (the progress total), null when unknown. */
   students: number | null;
+  /** Data rows in the file (its prescan), null when unknown. */
+  rows?: number | null;
   /** Students whose rows are not contiguous, from the upload's prescan (the run does not read the file for them). */
   nonContiguous?: ReadonlyMap<string, number>;
   /** How the file is written (charset, delimiter, extra columns) and the output's BOM; default v1 UTF-8 CSV. */
@@ -87,6 +108,8 @@ export class AsyncJobs {
   readonly #runners: ChunkRunner | RunnerChoice;
   readonly #runBulk: RunBulkFn;
   readonly #mapError: ErrorMapper;
+  readonly #onJobEnded: AsyncJobsOptions['onJobEnded'];
+  readonly #ttlMs: number;
   readonly #waiting: PendingJob[] = [];
   readonly #running = new Map<string, { abort: AbortController; done: Promise<void>; path: string }>();
   /** Jobs this process owns (waiting or running): their leases are renewed. */
@@ -101,6 +124,8 @@ export class AsyncJobs {
     this.#runners = options.runners;
     this.#runBulk = options.runBulk;
     this.#mapError = mapError;
+    this.#onJobEnded = options.onJobEnded;
+    this.#ttlMs = options.config.JOB_TTL_SECONDS * 1000;
     this.#leaseTimer = setInterval(() => this.#renewLeases(), LEASE_RENEW_MS);
     this.#leaseTimer.unref();
   }
@@ -115,20 +140,27 @@ export class AsyncJobs {
   }
 
   /**
-   * Creates the job (or returns the existing one for a repeated Idempotency-Key with the same file and format)
-   * and schedules it. The key is scoped to the upload's hash: the same key with another file is another job.
-   * Throws job_store_full (503) when the store has no room for the result.
+   * Creates the job (or returns the existing one for a repeated Idempotency-Key, see the top of this file) and
+   * schedules it. Throws idempotency_key_reused (422) for a token's key reused with another upload or other
+   * options, job_store_full (503) when the store has no room for the results.
    */
   async submit(
     upload: SpooledUpload,
     format: ResultFormat,
     idempotencyKey?: string,
     owner = '',
+    options: SubmitOptions = {},
   ): Promise<{ record: JobRecord; created: boolean }> {
     if (this.#closed) {
       await this.discard(upload);
       throw appError('SHUTTING_DOWN');
     }
+    const callbackUrl = options.callbackUrl ?? null;
+    // The upload's hash covers the file, the format and the reading options; the callback is an option too.
+    const fingerprint =
+      callbackUrl === null
+        ? upload.sha256
+        : createHash('sha256').update(`${upload.sha256}\n${callbackUrl}`).digest('hex');
     const now = new Date();
     const record: JobRecord = {
       id: newJobId(now.getTime()),
@@ -137,18 +169,25 @@ export class AsyncJobs {
       created_at: now.toISOString(),
       started_at: null,
       finished_at: null,
+      expires_at: new Date(now.getTime() + this.#ttlMs).toISOString(),
+      rule_set: RULE_SET_ID,
       students_done: 0,
       students_total: upload.students,
       rows_done: 0,
+      rows_total: upload.rows ?? null,
       error_rows: 0,
       error: null,
-      fingerprint: upload.sha256,
+      fingerprint,
       lease_until: now.getTime() + LEASE_MS,
       owner,
       policy: resolvePolicy(upload.policy, this.#config.SOR_POLICY),
+      stats: emptyResultStats(),
+      all_outputs: true,
+      callback_url: callbackUrl,
     };
-    const scope = owner === '' ? upload.sha256 : `${upload.sha256}\n${owner}`;
-    const scopedKey = idempotencyKey === undefined ? undefined : `${idempotencyKey}\n${scope}`;
+    // A token's key is the token's (reused with another upload: 422); an anonymous key is the upload's.
+    const scopedKey =
+      idempotencyKey === undefined ? undefined : `${idempotencyKey}\n${owner === '' ? fingerprint : owner}`;
     let outcome;
     try {
       outcome = await this.store.create(record, scopedKey, reservationFor(upload.bytes));
@@ -158,6 +197,7 @@ export class AsyncJobs {
     }
     if (!outcome.created) {
       await this.discard(upload);
+      if (outcome.record.fingerprint !== fingerprint) throw appError('IDEMPOTENCY_KEY_REUSED');
       return outcome;
     }
     metrics.jobTransitions.inc({ status: 'queued' });
@@ -183,31 +223,51 @@ export class AsyncJobs {
   }
 
   /**
-   * Marks a job failed, retrying: a store that refused the result may refuse this write too for a moment. Its
-   * partial result is deleted first (which also frees the room the write needs).
+   * Marks a job failed or cancelled, retrying: a store that refused the result may refuse this write too for a
+   * moment. Its partial results are deleted first (which also frees the room the write needs). Resolves with the
+   * record as stored then, if the write went through.
    */
-  async #markFailed(id: string, error: JobError): Promise<void> {
+  async #markEnded(id: string, status: 'failed' | 'cancelled', error: JobError): Promise<JobRecord | undefined> {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.store.clearResult(id);
-        await this.store.update(id, { status: 'failed', finished_at: new Date().toISOString(), error });
-        return;
+        const finished = Date.now();
+        await this.store.update(id, {
+          status,
+          finished_at: new Date(finished).toISOString(),
+          expires_at: new Date(finished + this.#ttlMs).toISOString(),
+          error,
+        });
+        return await this.store.get(id);
       } catch (err) {
         if (attempt >= MARK_FAILED_ATTEMPTS) {
           this.#logger.error(
             { jobId: id, err: (err as Error).message },
-            'async job: could not mark the job failed; it reads as failed once its lease runs out',
+            `async job: could not mark the job ${status}; it reads as failed once its lease runs out`,
           );
-          return;
+          return undefined;
         }
         await new Promise((resolve) => setTimeout(resolve, MARK_FAILED_RETRY_MS * attempt));
       }
     }
   }
 
+  /** Tells `onJobEnded` of a job that reached a final status here. */
+  async #ended(id: string, known?: JobRecord): Promise<void> {
+    if (this.#onJobEnded === undefined) return;
+    try {
+      const record = known ?? (await this.store.get(id));
+      if (record !== undefined) await this.#onJobEnded(record);
+    } catch (err) {
+      this.#logger.warn({ job: keyTag(id), err: (err as Error).message }, 'async job: onJobEnded failed');
+    }
+  }
+
   #renewLeases(): void {
-    const lease_until = Date.now() + LEASE_MS;
-    for (const id of this.#owned) void this.#update(id, { lease_until });
+    const now = Date.now();
+    const lease_until = now + LEASE_MS;
+    const expires_at = new Date(now + this.#ttlMs).toISOString();
+    for (const id of this.#owned) void this.#update(id, { lease_until, expires_at });
     for (const { path } of [...this.#waiting, ...this.#running.values()]) void touchSpoolFile(path);
   }
 
@@ -215,16 +275,20 @@ export class AsyncJobs {
     while (!this.#closed && this.#running.size < MAX_CONCURRENT_JOBS && this.#waiting.length > 0) {
       const next = this.#waiting.shift() as PendingJob;
       const abort = new AbortController();
-      const done = this.#run(next, abort.signal).finally(() => {
-        this.#running.delete(next.record.id);
-        this.#owned.delete(next.record.id);
-        this.#pump();
-      });
+      // A cancelled job is announced by cancel(), which wrote its status (here or on another process).
+      const done = this.#run(next, abort.signal)
+        .then((end) => (end === 'cancelled' ? undefined : this.#ended(next.record.id)))
+        .finally(async () => {
+          await removeSpoolFile(next.path).catch(() => undefined);
+          this.#running.delete(next.record.id);
+          this.#owned.delete(next.record.id);
+          this.#pump();
+        });
       this.#running.set(next.record.id, { abort, done, path: next.path });
     }
   }
 
-  #run(pending: PendingJob, signal: AbortSignal): Promise<void> {
+  #run(pending: PendingJob, signal: AbortSignal): Promise<RunEnd> {
     const id = pending.record.id;
     return runJob(
       {
@@ -235,8 +299,11 @@ export class AsyncJobs {
         runBulk: this.#runBulk,
         mapError: this.#mapError,
         leaseMs: LEASE_MS,
+        ttlMs: this.#ttlMs,
         update: (patch) => this.#update(id, patch),
-        markFailed: (error) => this.#markFailed(id, error),
+        markEnded: async (status, error) => {
+          await this.#markEnded(id, status, error);
+        },
         cancelledElsewhere: () => this.#cancelledElsewhere(id),
         cancel: () => this.#running.get(id)?.abort.abort(CANCELLED),
       },
@@ -248,7 +315,7 @@ export class AsyncJobs {
   /** True when the job was cancelled by a DELETE another API process answered. */
   async #cancelledElsewhere(id: string): Promise<boolean> {
     try {
-      return (await this.store.get(id))?.error?.code === 'job_cancelled';
+      return (await this.store.get(id))?.status === 'cancelled';
     } catch {
       return false;
     }
@@ -257,9 +324,10 @@ export class AsyncJobs {
   /**
    * Cancels a job (DELETE /v1/jobs/{id}; the caller checked that it owns it): a waiting job never starts, a
    * running one is aborted here (its remaining chunks are not run), and one running on another API process stops
-   * at its next progress write, when it reads the mark. The job reads failed (job_cancelled), its result removed.
+   * at its next progress write, when it reads the mark. The job reads cancelled, its results removed.
    */
   async cancel(id: string): Promise<void> {
+    if ((await this.store.get(id))?.status === 'cancelled') return; // already: nothing to stop, nothing to announce
     const waiting = this.#waiting.findIndex((p) => p.record.id === id);
     if (waiting >= 0) {
       const [p] = this.#waiting.splice(waiting, 1);
@@ -271,9 +339,10 @@ export class AsyncJobs {
       running.abort.abort(CANCELLED);
       await running.done;
     }
-    // Also when the run here had just finished: the mark and the removal of the result are what DELETE promises.
-    await this.#markFailed(id, entryEnvelope('JOB_CANCELLED'));
+    // Also when the run here had just finished: the mark and the removal of the results are what DELETE promises.
+    const record = await this.#markEnded(id, 'cancelled', entryEnvelope('JOB_CANCELLED'));
     this.#logger.info({ job: keyTag(id) }, 'async job cancelled');
+    if (record !== undefined) await this.#ended(id, record);
   }
 
   /**
@@ -284,7 +353,8 @@ export class AsyncJobs {
     if (this.#closed) return;
     this.#closed = true;
     for (const p of this.#waiting.splice(0)) {
-      await this.#markFailed(p.record.id, entryEnvelope('JOB_SHUTDOWN_BEFORE_START'));
+      const record = await this.#markEnded(p.record.id, 'failed', entryEnvelope('JOB_SHUTDOWN_BEFORE_START'));
+      if (record !== undefined) await this.#ended(p.record.id, record);
       await removeSpoolFile(p.path).catch(() => undefined);
     }
     const running = [...this.#running.values()];

@@ -4,7 +4,8 @@
  *   <JOBS_DIR>/                       mode 0700
  *     i-<pid>-<random>/               this API process's results (mode 0700)
  *       .alive                        touched every HEARTBEAT_MS while the process lives
- *       <job id>.gz                   the job's result, gzip, mode 0600, appended segment by segment
+ *       <job id>.<part>.gz            a result part of the job (result, alternate, errors), gzip, mode 0600,
+ *                                     appended segment by segment
  *
  * Quota: at most `maxBytes` of results and reservations per process, and never more than the disk's free space
  * minus DISK_MARGIN_BYTES. Sweep (at start-up and every min(60 s, TTL)): this process's files without a job
@@ -18,6 +19,7 @@ import { join } from 'node:path';
 import { gunzipSegments } from './gunzip-segments.ts';
 import { storeFullError } from './result-quota.ts';
 import type { StoreHeadroom } from './result-quota.ts';
+import { RESULT_PARTS, type ResultPart } from './result-parts.ts';
 
 const HEARTBEAT_MS = 20_000;
 const STALE_MS = 90_000;
@@ -63,8 +65,8 @@ export class DiskResults {
     this.#timer.unref();
   }
 
-  #path(id: string): string {
-    return join(this.#own, `${id}.gz`);
+  #path(id: string, part: ResultPart): string {
+    return join(this.#own, `${id}.${part}.gz`);
   }
 
   #used(): number {
@@ -107,11 +109,11 @@ export class DiskResults {
     e.reserved = total;
   }
 
-  async append(id: string, segment: Buffer): Promise<void> {
+  async append(id: string, segment: Buffer, part: ResultPart): Promise<void> {
     const e = this.#entries.get(id);
     if (!e) throw new Error(`job ${id} expired while its result was being written`);
     await this.grow(id, e.written + segment.length);
-    await appendFile(this.#path(id), segment, { mode: 0o600 });
+    await appendFile(this.#path(id, part), segment, { mode: 0o600 });
     e.written += segment.length;
   }
 
@@ -127,19 +129,19 @@ export class DiskResults {
 
   async remove(id: string): Promise<void> {
     this.#entries.delete(id);
-    await rm(this.#path(id), { force: true });
+    for (const part of RESULT_PARTS) await rm(this.#path(id, part), { force: true });
   }
 
-  /** The result as stored (gzip). */
-  readGzip(id: string): AsyncIterable<Buffer> {
+  /** A result part as stored (gzip). */
+  readGzip(id: string, part: ResultPart): AsyncIterable<Buffer> {
     if (!this.#entries.has(id)) throw new Error(`job ${id} has no result`);
-    return createReadStream(this.#path(id), { highWaterMark: 256 * 1024 });
+    return createReadStream(this.#path(id, part), { highWaterMark: 256 * 1024 });
   }
 
-  /** The decompressed result. */
-  read(id: string): AsyncIterable<Buffer> {
+  /** A decompressed result part. */
+  read(id: string, part: ResultPart): AsyncIterable<Buffer> {
     if (!this.#entries.has(id)) throw new Error(`job ${id} has no result`);
-    const path = this.#path(id);
+    const path = this.#path(id, part);
     // The file holds a complete gzip member once the job completed; an empty result still has one.
     return gunzipSegments(createReadStream(path, { highWaterMark: 256 * 1024 }));
   }
@@ -159,7 +161,7 @@ export class DiskResults {
     await utimes(join(this.#own, ALIVE), now, now).catch(() => writeFile(join(this.#own, ALIVE), '', { mode: 0o600 }));
     for (const name of await readdir(this.#own)) {
       if (name === ALIVE) continue;
-      const id = name.endsWith('.gz') ? name.slice(0, -3) : undefined;
+      const id = name.endsWith('.gz') ? name.slice(0, name.indexOf('.')) : undefined;
       if (id === undefined || !this.#entries.has(id)) await rm(join(this.#own, name), { force: true });
     }
     for (const name of await readdir(this.dir)) {

@@ -1,37 +1,48 @@
 /**
- * One async job's run, from its spooled upload to its final status: the bulk pipeline reads the file, its output
- * is gzip-compressed into the job store segment by segment (ResultSink), progress is written at most every
- * PROGRESS_EVERY_MS (the job's cancel mark is read then too), and the job ends completed, or failed with its
- * error: cancelled, shut down, or the run's error as a v1 envelope. The spool file is removed either way.
- * AsyncJobs (async-jobs.ts) decides when a job runs and owns its lease; this file only runs it.
+ * One async job's run, from its spooled upload to its final status: the bulk pipeline reads the file once and
+ * writes, from one calculation of each student, every result the job offers (the format asked, the other format,
+ * the errors-only CSV: src/bulk/pipeline.ts `outputs`), each gzip-compressed into the job store segment by segment
+ * (ResultSink). Progress, with what the results add up to so far (src/bulk/result-stats.ts), is written at most
+ * every PROGRESS_EVERY_MS (the job's cancel mark is read then too), and the job ends completed, cancelled, or
+ * failed with its error: shut down, or the run's error as a v1 envelope.
+ * AsyncJobs (async-jobs.ts) decides when a job runs, owns its lease and its upload; this file only runs it.
  */
 import { createReadStream } from 'node:fs';
+import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
+import { createGzip, type Gzip } from 'node:zlib';
 import type { Logger } from 'pino';
 import {
   PIPELINE_READ_BYTES,
   type BulkProgress,
   type BulkSummary,
+  type JobOutputs,
   type RunBulkOptions,
   type RunnerChoice,
 } from '../bulk/pipeline.ts';
 import type { CsvDialect } from '../bulk/csv-dialect.ts';
 import type { ChunkRunner } from '../bulk/runner.ts';
+import { copyResultStats } from '../bulk/result-stats.ts';
 import type { SchoolPolicy } from '../domain/policy.ts';
 import type { Config } from '../config.ts';
 import { entryEnvelope } from '../errors.ts';
 import { keyTag } from '../log-tag.ts';
 import { metrics } from '../metrics.ts';
 import { ResultSink } from './result-sink.ts';
-import { removeSpoolFile } from './spool.ts';
-import type { JobError, JobPatch, JobRecord, JobStore } from './job-store.ts';
+import type { JobError, JobPatch, JobRecord, JobStore, ResultPart } from './job-store.ts';
 
 /** The abort reason of a job cancelled by DELETE /v1/jobs/{id}. */
 export const CANCELLED = 'cancelled';
 
 /** Progress is written to the store at most this often. */
 const PROGRESS_EVERY_MS = 500;
+
+/**
+ * zlib level of the stored results. Results are CSV and JSON lines that repeat their column layout and most of
+ * their values: level 1 keeps them small while costing a fraction of the default level's CPU (a job compresses
+ * two formats, so this is most of what a job costs beyond the calculation; docs/benchmarks.md).
+ */
+export const RESULT_GZIP_LEVEL = 1;
 
 /** The bulk pipeline (src/bulk/pipeline.ts runBulk), injected so tests and the CLI can supply their own. */
 export type RunBulkFn = (options: RunBulkOptions) => Promise<BulkSummary>;
@@ -58,25 +69,73 @@ export interface JobRunContext {
   mapError: ErrorMapper;
   /** How long the lease written when the job starts running lasts. */
   leaseMs: number;
+  /** JOB_TTL_SECONDS in ms: a finished job expires this long after it finished. */
+  ttlMs: number;
   /** Writes a patch of the job, logging (not throwing) when the store refuses it. */
   update(patch: JobPatch): Promise<void>;
-  /** Marks the job failed with `error`, its partial result deleted. */
-  markFailed(error: JobError): Promise<void>;
+  /** Marks the job failed with `error` (or cancelled), its partial results deleted. */
+  markEnded(status: 'failed' | 'cancelled', error: JobError): Promise<void>;
   /** True when another API process answered a DELETE of the job. */
   cancelledElsewhere(): Promise<boolean>;
   /** Aborts this run with the CANCELLED reason. */
   cancel(): void;
 }
 
+/** How the run ended: the job's final status (the store has it). */
+export type RunEnd = 'completed' | 'failed' | 'cancelled';
+
+/** The store part each output of the pipeline goes to, for a job asked for `format`. */
+function partOf(output: keyof JobOutputs, format: 'csv' | 'ndjson'): ResultPart {
+  if (output === 'errors') return 'errors';
+  return output === format ? 'result' : 'alternate';
+}
+
+/** Three gzip streams into the store, and the promise that they are stored. */
+function resultOutputs(ctx: JobRunContext, record: JobRecord) {
+  const sinks: ResultSink[] = [];
+  const gzips: Gzip[] = [];
+  const outputs = {} as Record<keyof JobOutputs, Writable>;
+  for (const output of ['csv', 'ndjson', 'errors'] as const) {
+    const gzip = createGzip({ level: RESULT_GZIP_LEVEL });
+    const sink = new ResultSink(ctx.store, record.id, partOf(output, record.format));
+    gzips.push(gzip);
+    sinks.push(sink);
+    outputs[output] = gzip;
+  }
+  let pipeError: unknown;
+  const stored = Promise.all(
+    gzips.map((gzip, i) =>
+      pipeline(gzip, sinks[i]!).catch((err: unknown) => {
+        pipeError ??= err;
+      }),
+    ),
+  );
+  return {
+    outputs: outputs as JobOutputs,
+    /** Ends what the pipeline did not end, waits until every part is stored, throws the first failure. */
+    async finish(): Promise<void> {
+      for (const gzip of gzips) if (!gzip.writableEnded) gzip.end();
+      await stored;
+      if (pipeError !== undefined) throw pipeError;
+    },
+    /** The store's refusal (job_store_full) when it caused the failure. */
+    failure: () => sinks.find((s) => s.failure !== undefined)?.failure,
+    async destroy(): Promise<void> {
+      for (const gzip of gzips) gzip.destroy();
+      for (const sink of sinks) sink.destroy();
+      await stored;
+    },
+  };
+}
+
 /** Runs one job to its final status (see above); never throws: a failure is the job's failed status. */
-export async function runJob(ctx: JobRunContext, pending: PendingJob, signal: AbortSignal): Promise<void> {
+export async function runJob(ctx: JobRunContext, pending: PendingJob, signal: AbortSignal): Promise<RunEnd> {
   const { record, path, nonContiguous, dialect, policy } = pending;
   const id = record.id;
   const log = ctx.logger.child({ job: keyTag(id) });
   if (await ctx.cancelledElsewhere()) {
-    await removeSpoolFile(path).catch(() => undefined);
     log.info('async job cancelled before it started');
-    return;
+    return 'cancelled';
   }
   await ctx.update({
     status: 'running',
@@ -85,35 +144,29 @@ export async function runJob(ctx: JobRunContext, pending: PendingJob, signal: Ab
   });
   metrics.jobTransitions.inc({ status: 'running' });
   log.info('async job running');
-  let students = 0;
-  let rows = 0;
-  let errorRows = 0;
   let lastWrite = 0;
   const onProgress = (p: BulkProgress) => {
-    students = p.students;
-    rows = p.rows;
-    errorRows = p.errorRows;
     const now = Date.now();
-    if (now - lastWrite >= PROGRESS_EVERY_MS) {
-      lastWrite = now;
-      const checks = p.checks === undefined ? {} : { check_summary: p.checks };
-      void ctx.update({ students_done: students, rows_done: rows, error_rows: errorRows, ...checks });
-      void ctx.cancelledElsewhere().then((yes) => yes && ctx.cancel());
-    }
+    if (now - lastWrite < PROGRESS_EVERY_MS) return;
+    lastWrite = now;
+    void ctx.update({
+      students_done: p.students,
+      rows_done: p.rows,
+      error_rows: p.errorRows,
+      ...(p.checks === undefined ? {} : { check_summary: p.checks }),
+      ...(p.stats === undefined ? {} : { stats: copyResultStats(p.stats) }),
+    });
+    void ctx.cancelledElsewhere().then((yes) => yes && ctx.cancel());
   };
-  const sink = new ResultSink(ctx.store, id);
-  const gzip = createGzip();
-  let pipeError: unknown;
-  const stored = pipeline(gzip, sink).catch((err: unknown) => {
-    pipeError = err;
-  });
+  const results = resultOutputs(ctx, record);
   try {
     const summary = await ctx.runBulk({
       input: createReadStream(path, { highWaterMark: PIPELINE_READ_BYTES }),
       nonContiguous,
       dialect,
       policy,
-      output: gzip,
+      output: results.outputs[record.format],
+      outputs: results.outputs,
       format: record.format,
       runner: ctx.runners,
       config: ctx.config,
@@ -121,43 +174,40 @@ export async function runJob(ctx: JobRunContext, pending: PendingJob, signal: Ab
       onProgress,
       signal,
     });
-    students = summary.students;
-    rows = summary.rows;
-    errorRows = summary.errorRows;
-    if (!gzip.writableEnded) gzip.end();
-    await stored;
-    if (pipeError !== undefined) throw pipeError;
+    await results.finish();
     if (await ctx.cancelledElsewhere()) {
       await ctx.store.clearResult(id);
       log.info('async job cancelled while it finished');
-      return;
+      return 'cancelled';
     }
     await ctx.store.settleResult(id);
+    const finished = Date.now();
     await ctx.store.update(id, {
       status: 'completed',
-      finished_at: new Date().toISOString(),
-      students_done: students,
-      students_total: students,
-      rows_done: rows,
-      error_rows: errorRows,
+      finished_at: new Date(finished).toISOString(),
+      expires_at: new Date(finished + ctx.ttlMs).toISOString(),
+      students_done: summary.students,
+      students_total: summary.students,
+      rows_done: summary.rows,
+      error_rows: summary.errorRows,
       ...(summary.checks === undefined ? {} : { check_summary: summary.checks }),
+      ...(summary.stats === undefined ? {} : { stats: summary.stats }),
     });
     metrics.jobTransitions.inc({ status: 'completed' });
-    log.info({ students, rows, errorRows }, 'async job completed');
+    log.info({ students: summary.students, rows: summary.rows, errorRows: summary.errorRows }, 'async job completed');
+    return 'completed';
   } catch (err) {
-    const cause = sink.failure ?? err;
-    gzip.destroy();
-    sink.destroy();
-    await stored;
-    const error = !signal.aborted
-      ? ctx.mapError(cause)
-      : signal.reason === CANCELLED
-        ? entryEnvelope('JOB_CANCELLED')
-        : entryEnvelope('JOB_SHUTDOWN_BEFORE_FINISH');
+    const cause = results.failure() ?? err;
+    await results.destroy();
+    if (signal.aborted && signal.reason === CANCELLED) {
+      await ctx.markEnded('cancelled', entryEnvelope('JOB_CANCELLED'));
+      log.info('async job cancelled while it ran');
+      return 'cancelled';
+    }
+    const error = signal.aborted ? entryEnvelope('JOB_SHUTDOWN_BEFORE_FINISH') : ctx.mapError(cause);
     log.warn({ err: (cause as Error)?.message, code: error.code }, 'async job failed');
-    await ctx.markFailed(error);
+    await ctx.markEnded('failed', error);
     metrics.jobTransitions.inc({ status: 'failed' });
-  } finally {
-    await removeSpoolFile(path).catch(() => undefined);
+    return 'failed';
   }
 }

@@ -17,11 +17,16 @@ import { missingJobError } from './job-id.ts';
 import { entryEnvelope } from '../errors.ts';
 import type { StoreHeadroom } from './result-quota.ts';
 import type { CheckSummary } from '../bulk/shadow-summary.ts';
+import type { ResultStats } from '../bulk/result-stats.ts';
 import type { SchoolPolicy } from '../domain/policy.ts';
 
-export type JobStatus = 'queued' | 'running' | 'completed' | 'failed';
-export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'completed', 'failed'];
+export type JobStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'completed', 'failed', 'cancelled'];
+/** A job that reached one of these stays there until it expires. */
+export const FINAL_STATUSES: ReadonlySet<JobStatus> = new Set(['completed', 'failed', 'cancelled']);
 export type ResultFormat = 'csv' | 'ndjson';
+export { RESULT_PARTS, type ResultPart } from './result-parts.ts';
+import type { ResultPart } from './result-parts.ts';
 
 export interface JobError {
   code: string;
@@ -36,10 +41,20 @@ export interface JobRecord {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /**
+   * When the job and its results are deleted: JOB_TTL_SECONDS after it finished; while it has not, JOB_TTL_SECONDS
+   * after its last lease renewal (an unfinished job never expires while a process runs it). Absent on records
+   * written before it was stored: then derived from the times above.
+   */
+  expires_at?: string;
+  /** The rule set the job calculates with (src/domain/rule-set.ts). Absent on older records. */
+  rule_set?: string;
   students_done: number;
   /** Known once the file has been counted (shortly after submission). */
   students_total: number | null;
   rows_done: number;
+  /** Data rows in the upload (its prescan), null when unknown. */
+  rows_total?: number | null;
   /** Output rows whose row_status is error (bad student data; the job still completes). */
   error_rows: number;
   error: JobError | null;
@@ -59,6 +74,12 @@ export interface JobRecord {
    * parameters over it, every option. Absent on records written before policies: DEFAULT_POLICY.
    */
   policy?: SchoolPolicy;
+  /** What the results written so far add up to (src/bulk/result-stats.ts); final once the job ended. */
+  stats?: ResultStats | null;
+  /** True when the job stores every result part (RESULT_PARTS); false or absent: `result` only. */
+  all_outputs?: boolean;
+  /** Where the job's end is announced (a signed webhook, src/webhooks/); null or absent: nowhere. */
+  callback_url?: string | null;
 }
 
 /** A page of one owner's jobs, newest first: ids below `before` (ids sort by creation time), at most `limit`. */
@@ -80,6 +101,8 @@ export type JobPatch = Partial<
     | 'error'
     | 'lease_until'
     | 'check_summary'
+    | 'expires_at'
+    | 'stats'
   >
 >;
 
@@ -103,20 +126,20 @@ export interface JobStore {
   get(id: string): Promise<JobRecord | undefined>;
   update(id: string, patch: JobPatch): Promise<void>;
   /**
-   * Appends one segment of the compressed result (read back in append order). Throws job_store_full when the
-   * result outgrows its reservation and the store has no more room.
+   * Appends one segment of a compressed result part (read back in append order). Throws job_store_full when the
+   * job's results outgrow their reservation and the store has no more room.
    */
-  appendResult(id: string, segment: Buffer): Promise<void>;
-  /** The job wrote its whole result: its reservation shrinks to the bytes written. */
+  appendResult(id: string, segment: Buffer, part: ResultPart): Promise<void>;
+  /** The job wrote all its results: its reservation shrinks to the bytes written. */
   settleResult(id: string): Promise<void>;
-  /** Drops a partial result and its reservation (a failed job has none). */
+  /** Drops every result part of the job and its reservation (a failed or cancelled job has none). */
   clearResult(id: string): Promise<void>;
-  /** The decompressed result, streamed. Throws if the result expires or disappears part-way. */
-  readResult(id: string): AsyncIterable<Buffer>;
+  /** A decompressed result part, streamed. Throws if the result expires or disappears part-way. */
+  readResult(id: string, part: ResultPart): AsyncIterable<Buffer>;
   /** The owner's jobs, newest first (expired ones left out). */
   list(owner: string, query: JobListQuery): Promise<JobRecord[]>;
-  /** The result as stored: one gzip stream, for clients that accept gzip. Throws as readResult does. */
-  readResultGzip?(id: string): AsyncIterable<Buffer>;
+  /** A result part as stored: one gzip stream, for clients that accept gzip. Throws as readResult does. */
+  readResultGzip?(id: string, part: ResultPart): AsyncIterable<Buffer>;
   /** Room left for results (for /readyz). */
   headroom(): Promise<StoreHeadroom>;
   /** Jobs by status, for the metrics gauge. */
@@ -138,6 +161,12 @@ const SERVICE_FAILURE_CODES: ReadonlySet<string> = new Set([
   'job_store_full',
   'insufficient_storage',
 ]);
+
+/** When a record written before `expires_at` was stored expires: TTL after it finished, or after it was created. */
+export function expiryOf(record: JobRecord, ttlMs: number): number {
+  if (record.expires_at !== undefined) return Date.parse(record.expires_at);
+  return Date.parse(record.finished_at ?? record.created_at) + ttlMs;
+}
 
 /** True unless the job (lease applied) failed for the service's reasons: then a resubmission makes a new job. */
 export function holdsIdempotencyKey(record: JobRecord): boolean {
@@ -227,7 +256,7 @@ export class MemoryJobStore implements JobStore {
         return { record: withLease(existing.record), created: false };
       }
     }
-    const expiresAt = Date.now() + this.#ttlMs;
+    const expiresAt = record.expires_at === undefined ? Date.now() + this.#ttlMs : Date.parse(record.expires_at);
     if (idempotencyKey !== undefined) this.#idempotency.set(idempotencyKey, { id: record.id, expiresAt });
     this.#jobs.set(record.id, { record: { ...record }, expiresAt });
     return { record: { ...record }, created: true };
@@ -245,14 +274,15 @@ export class MemoryJobStore implements JobStore {
     const e = this.#entry(id);
     if (!e) return;
     e.record = { ...e.record, ...patch };
-    // A finished job is kept TTL from now; an unfinished one never expires while its owner renews its lease.
-    if (patch.status === 'completed' || patch.status === 'failed') e.expiresAt = Date.now() + this.#ttlMs;
+    // A finished job is kept TTL from its end; an unfinished one never expires while its owner renews its lease.
+    if (patch.expires_at !== undefined) e.expiresAt = Date.parse(patch.expires_at);
+    else if (patch.status !== undefined && FINAL_STATUSES.has(patch.status)) e.expiresAt = Date.now() + this.#ttlMs;
     else if (patch.lease_until !== undefined) e.expiresAt = Math.max(e.expiresAt, Date.now() + this.#ttlMs);
   }
 
-  async appendResult(id: string, segment: Buffer): Promise<void> {
+  async appendResult(id: string, segment: Buffer, part: ResultPart): Promise<void> {
     if (!this.#entry(id)) throw new Error(`job ${id} expired while its result was being written`);
-    await this.results.append(id, segment);
+    await this.results.append(id, segment, part);
   }
 
   async settleResult(id: string): Promise<void> {
@@ -263,9 +293,9 @@ export class MemoryJobStore implements JobStore {
     await this.results.remove(id);
   }
 
-  readResult(id: string): AsyncIterable<Buffer> {
+  readResult(id: string, part: ResultPart): AsyncIterable<Buffer> {
     if (!this.#entry(id)) throw new Error(`job ${id} has no result`);
-    return this.results.read(id);
+    return this.results.read(id, part);
   }
 
   async list(owner: string, query: JobListQuery): Promise<JobRecord[]> {
@@ -280,9 +310,9 @@ export class MemoryJobStore implements JobStore {
     return ids.map((id) => withLease({ ...(this.#jobs.get(id) as MemoryEntry).record }));
   }
 
-  readResultGzip(id: string): AsyncIterable<Buffer> {
+  readResultGzip(id: string, part: ResultPart): AsyncIterable<Buffer> {
     if (!this.#entry(id)) throw new Error(`job ${id} has no result`);
-    return this.results.readGzip(id);
+    return this.results.readGzip(id, part);
   }
 
   headroom(): Promise<StoreHeadroom> {
@@ -290,7 +320,7 @@ export class MemoryJobStore implements JobStore {
   }
 
   async counts(): Promise<Record<JobStatus, number>> {
-    const out: Record<JobStatus, number> = { queued: 0, running: 0, completed: 0, failed: 0 };
+    const out = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>;
     for (const [id] of this.#jobs) {
       const e = this.#entry(id);
       if (e) out[withLease(e.record).status]++;

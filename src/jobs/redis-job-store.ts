@@ -1,7 +1,8 @@
 /**
  * Async jobs in Redis (REDIS_URL set), under REDIS_PREFIX:
  *   `${prefix}:job:<id>`          hash: the JobRecord fields
- *   `${prefix}:job:<id>:result`   list: the gzip-compressed result's byte segments, in order
+ *   `${prefix}:job:<id>:result`   list: the gzip-compressed result's byte segments, in order (the format asked)
+ *   `${prefix}:job:<id>:result:alternate`, `…:result:errors`   lists: the other format, the errors-only CSV
  *   `${prefix}:job-idem:<sha256>` string: scoped Idempotency-Key (key + upload hash) → job id
  *   `${prefix}:jobs`              sorted set: job id → expiry (ms), for counting jobs by status
  *   `${prefix}:job-bytes`         hash: job id → bytes reserved for (then taken by) its compressed result
@@ -22,7 +23,8 @@ import { missingJobError } from './job-id.ts';
 import { storeFullError } from './result-quota.ts';
 import type { StoreHeadroom } from './result-quota.ts';
 import { holdsIdempotencyKey, JOB_STATUSES, withLease } from './job-store.ts';
-import type { CreateOutcome, JobListQuery, JobPatch, JobRecord, JobStatus, JobStore } from './job-store.ts';
+import { FINAL_STATUSES, RESULT_PARTS } from './job-store.ts';
+import type { CreateOutcome, JobListQuery, JobPatch, JobRecord, JobStatus, JobStore, ResultPart } from './job-store.ts';
 
 /** Part of Redis maxmemory never handed to job results (the queue and job records need it). */
 const REDIS_MEMORY_MARGIN = 0.25;
@@ -87,7 +89,7 @@ return ledger_sum(KEYS[1], KEYS[2], tonumber(ARGV[1]), '')
 `;
 
 /** Record fields stored as JSON text in the job's hash. */
-const JSON_FIELDS: ReadonlySet<string> = new Set(['error', 'check_summary', 'policy']);
+const JSON_FIELDS: ReadonlySet<string> = new Set(['error', 'check_summary', 'policy', 'stats']);
 
 function toHash(fields: Record<string, unknown>): string[] {
   const out: string[] = [];
@@ -119,6 +121,12 @@ function fromHash(h: Record<string, string>): JobRecord | undefined {
     owner: h.owner ?? '',
     ...(h.check_summary ? { check_summary: JSON.parse(h.check_summary) as JobRecord['check_summary'] } : {}),
     ...(h.policy ? { policy: JSON.parse(h.policy) as JobRecord['policy'] } : {}),
+    ...(h.expires_at ? { expires_at: h.expires_at } : {}),
+    ...(h.rule_set ? { rule_set: h.rule_set } : {}),
+    ...(h.rows_total !== undefined ? { rows_total: num('rows_total') } : {}),
+    ...(h.stats ? { stats: JSON.parse(h.stats) as JobRecord['stats'] } : {}),
+    ...(h.all_outputs !== undefined ? { all_outputs: h.all_outputs === 'true' } : {}),
+    ...(h.callback_url !== undefined ? { callback_url: str('callback_url') } : {}),
   };
 }
 
@@ -141,8 +149,8 @@ export class RedisJobStore implements JobStore {
   #jobKey(id: string): string {
     return `${this.#prefix}:job:${id}`;
   }
-  #resultKey(id: string): string {
-    return `${this.#prefix}:job:${id}:result`;
+  #resultKey(id: string, part: ResultPart): string {
+    return part === 'result' ? `${this.#prefix}:job:${id}:result` : `${this.#prefix}:job:${id}:result:${part}`;
   }
   #indexKey(): string {
     return `${this.#prefix}:jobs`;
@@ -232,16 +240,18 @@ export class RedisJobStore implements JobStore {
     const key = this.#jobKey(id);
     // Only touch a job that still exists: a job that expired must not come back as a partial hash.
     if ((await this.#redis.exists(key)) === 0) return;
-    const refresh = patch.status === 'completed' || patch.status === 'failed' || patch.lease_until !== undefined;
+    const final = patch.status !== undefined && FINAL_STATUSES.has(patch.status);
+    const refresh = final || patch.lease_until !== undefined || patch.expires_at !== undefined;
     const owner = refresh ? await this.#redis.hget(key, 'owner') : null;
     const multi = this.#redis.multi();
     multi.hset(key, ...toHash(patch));
-    if (owner) multi.pexpire(this.#ownerKey(owner), this.#ttlMs);
-    // A finished job is kept TTL from now; an unfinished one never expires while its owner renews its lease.
-    if (patch.status === 'completed' || patch.status === 'failed' || patch.lease_until !== undefined) {
-      multi.pexpire(key, this.#ttlMs);
-      multi.pexpire(this.#resultKey(id), this.#ttlMs);
-      multi.zadd(this.#indexKey(), Date.now() + this.#ttlMs, id);
+    // A finished job is kept TTL from its end; an unfinished one never expires while its owner renews its lease.
+    if (refresh) {
+      const at = patch.expires_at === undefined ? Date.now() + this.#ttlMs : Date.parse(patch.expires_at);
+      if (owner) multi.pexpire(this.#ownerKey(owner), this.#ttlMs);
+      multi.pexpireat(key, at);
+      for (const part of RESULT_PARTS) multi.pexpireat(this.#resultKey(id, part), at);
+      multi.zadd(this.#indexKey(), at, id);
       multi.pexpire(this.#indexKey(), this.#ttlMs);
       multi.pexpire(this.#ledgerKey(), this.#ttlMs);
     }
@@ -269,10 +279,10 @@ export class RedisJobStore implements JobStore {
     }
   }
 
-  async appendResult(id: string, segment: Buffer): Promise<void> {
+  async appendResult(id: string, segment: Buffer, part: ResultPart): Promise<void> {
     const written = (this.#written.get(id) ?? 0) + segment.length;
     await this.#grow(id, written);
-    const key = this.#resultKey(id);
+    const key = this.#resultKey(id, part);
     await this.#redis.multi().rpush(key, segment).pexpire(key, this.#ttlMs).exec();
     this.#written.set(id, written);
   }
@@ -285,11 +295,15 @@ export class RedisJobStore implements JobStore {
 
   async clearResult(id: string): Promise<void> {
     this.#written.delete(id);
-    await this.#redis.multi().del(this.#resultKey(id)).hdel(this.#ledgerKey(), id).exec();
+    await this.#redis
+      .multi()
+      .del(...RESULT_PARTS.map((part) => this.#resultKey(id, part)))
+      .hdel(this.#ledgerKey(), id)
+      .exec();
   }
 
-  async *#segments(id: string): AsyncIterable<Buffer> {
-    const key = this.#resultKey(id);
+  async *#segments(id: string, part: ResultPart): AsyncIterable<Buffer> {
+    const key = this.#resultKey(id, part);
     const total = await this.#redis.llen(key);
     for (let i = 0; i < total; i++) {
       const [segment] = await this.#redis.lrangeBuffer(key, i, i);
@@ -298,8 +312,8 @@ export class RedisJobStore implements JobStore {
     }
   }
 
-  readResult(id: string): AsyncIterable<Buffer> {
-    return gunzipSegments(this.#segments(id));
+  readResult(id: string, part: ResultPart): AsyncIterable<Buffer> {
+    return gunzipSegments(this.#segments(id, part));
   }
 
   async list(owner: string, query: JobListQuery): Promise<JobRecord[]> {
@@ -324,8 +338,8 @@ export class RedisJobStore implements JobStore {
     return out;
   }
 
-  readResultGzip(id: string): AsyncIterable<Buffer> {
-    return this.#segments(id);
+  readResultGzip(id: string, part: ResultPart): AsyncIterable<Buffer> {
+    return this.#segments(id, part);
   }
 
   async headroom(): Promise<StoreHeadroom> {

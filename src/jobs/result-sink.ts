@@ -1,23 +1,25 @@
 /** The job result's way into the store: compressed output grouped into ~1 MiB segments (src/jobs/async-jobs.ts). */
 import { Writable } from 'node:stream';
-import type { JobStore } from './job-store.ts';
+import type { JobStore, ResultPart } from './job-store.ts';
 
 /** Result segments are about this size (one Redis list element each). */
 export const RESULT_SEGMENT_BYTES = 1024 * 1024;
 
-/** A Writable that groups the compressed output into ~1 MiB segments and appends them to the job store. */
+/** A Writable that groups one compressed result part into ~1 MiB segments and appends them to the job store. */
 export class ResultSink extends Writable {
   readonly #store: JobStore;
   readonly #id: string;
+  readonly #part: ResultPart;
   #parts: Buffer[] = [];
   #size = 0;
   /** The store's refusal (e.g. job_store_full): the job's error, whatever the pipeline reports after it. */
   failure: unknown;
 
-  constructor(store: JobStore, id: string) {
+  constructor(store: JobStore, id: string, part: ResultPart) {
     super({ decodeStrings: true });
     this.#store = store;
     this.#id = id;
+    this.#part = part;
   }
 
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
@@ -50,6 +52,6 @@ export class ResultSink extends Writable {
     const segment = Buffer.concat(this.#parts, this.#size);
     this.#parts = [];
     this.#size = 0;
-    await this.#store.appendResult(this.#id, segment);
+    await this.#store.appendResult(this.#id, segment, this.#part);
   }
 }

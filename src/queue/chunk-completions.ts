@@ -7,6 +7,7 @@ import { QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { isCheckSummary } from '../bulk/shadow-summary.ts';
+import { isResultStats } from '../bulk/result-stats.ts';
 import type { ChunkCounts } from './chunk-signing.ts';
 import { QUEUE_NAME } from './settings.ts';
 
@@ -51,6 +52,9 @@ function isChunkJobReturn(v: unknown): v is ChunkJobReturn {
     Number.isSafeInteger(o.errorRows) &&
     Number.isSafeInteger(o.students) &&
     (o.checks === undefined || isCheckSummary(o.checks)) &&
+    (o.stats === undefined || isResultStats(o.stats)) &&
+    (o.parts === undefined ||
+      (Array.isArray(o.parts) && o.parts.length === 3 && o.parts.every((n) => Number.isSafeInteger(n) && n >= 0))) &&
     typeof o.mac === 'string'
   );
 }

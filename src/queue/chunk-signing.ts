@@ -26,6 +26,7 @@
 import { createCipheriv, createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import type { CheckSummary } from '../bulk/shadow-summary.ts';
+import type { ResultStats } from '../bulk/result-stats.ts';
 
 /**
  * The data of a chunk job in BullMQ: the MAC of its payload (hex). The payload bytes themselves wait in their own
@@ -42,6 +43,10 @@ export interface ChunkCounts {
   students: number;
   /** The shadow check's counts of the chunk (files with sis_* columns). */
   checks?: CheckSummary;
+  /** What the chunk's results add up to (src/bulk/result-stats.ts). */
+  stats?: ResultStats;
+  /** An async job's chunk: the byte lengths of its CSV, NDJSON and error-row sections. */
+  parts?: [number, number, number];
 }
 
 export function isChunkJobData(v: unknown): v is ChunkJobData {
@@ -91,8 +96,10 @@ export class ChunkSigner {
 
   #outputMac(jobId: string, payloadMac: string, counts: ChunkCounts, iv: Buffer, output: Uint8Array): string {
     return createHmac('sha256', this.#key)
-      .update(`sor-chunk-output-v2\0${jobId}\0${payloadMac}\0${counts.rows}\0${counts.errorRows}\0${counts.students}\0`)
+      .update(`sor-chunk-output-v3\0${jobId}\0${payloadMac}\0${counts.rows}\0${counts.errorRows}\0${counts.students}\0`)
       .update(counts.checks === undefined ? '' : `checks\0${JSON.stringify(counts.checks)}\0`)
+      .update(counts.stats === undefined ? '' : `stats\0${JSON.stringify(counts.stats)}\0`)
+      .update(counts.parts === undefined ? '' : `parts\0${counts.parts.join(',')}\0`)
       .update(iv)
       .update(this.#outputTag(iv, output))
       .digest('hex');

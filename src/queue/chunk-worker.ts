@@ -182,6 +182,8 @@ export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
       : Buffer.from(out.text, 'utf8');
     const counts: ChunkCounts = { rows: out.rows, errorRows: out.errorRows, students: out.students };
     if (out.checks !== undefined) counts.checks = out.checks;
+    if (out.stats !== undefined) counts.stats = out.stats;
+    if (out.parts !== undefined) counts.parts = out.parts;
     const mac = signer.signOutput(jobId, data.mac, counts, body);
     try {
       await results.set(connection, chunkResultKey(prefix, jobId), body, RESULT_TTL_SECONDS);

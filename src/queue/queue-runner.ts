@@ -308,6 +308,8 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
       errorRows: summary.errorRows,
       students: summary.students,
       ...(summary.checks === undefined ? {} : { checks: summary.checks }),
+      ...(summary.stats === undefined ? {} : { stats: summary.stats }),
+      ...(summary.parts === undefined ? {} : { parts: summary.parts }),
     };
   }
 

@@ -12,6 +12,7 @@ import type { WorksheetDocument } from '../../src/api/worksheet/content.ts';
 import { renderWorksheetPdf } from '../../src/api/worksheet/pdf.ts';
 import { PDF_MAX_WAITING, PDF_THREADS, closePdfPool, renderPdfOffThread } from '../../src/api/worksheet/pdf-pool.ts';
 import { breakLongRuns, cachedCharWidth } from '../../src/api/worksheet/pdf-wrap.ts';
+import { worksheetSummary } from '../../src/domain/summary.ts';
 import { calculateWithTrace } from '../../src/domain/trace.ts';
 import { RULE_SET_ID } from '../../src/domain/rule-set.ts';
 import { AppError, appError, errorEnvelope } from '../../src/errors.ts';
@@ -47,7 +48,9 @@ function documentFor(body: unknown, labels: (i: number) => string): WorksheetDoc
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.fieldErrors));
   const input = { ...parsed.value, terms: parsed.value.terms.map((t, i) => ({ ...t, label: labels(i) })) };
   const { result, steps } = calculateWithTrace(input);
-  return { ruleSet: RULE_SET_ID, generatedAt: new Date('2026-08-01T12:00:00Z'), requestId: 'r', input, result, steps };
+  const summary = worksheetSummary(input, result, steps);
+  const generatedAt = new Date('2026-08-01T12:00:00Z');
+  return { ruleSet: RULE_SET_ID, generatedAt, requestId: 'r', input, summary, result, steps };
 }
 
 async function postPdf(body: unknown): Promise<{ status: number; headers: Headers; bytes: Buffer; ms: number }> {

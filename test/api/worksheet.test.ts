@@ -79,6 +79,17 @@ describe('application/json', () => {
     }
   });
 
+  it('FSA example 1: the summary holds the arithmetic of rules.md: (6 + 9) ÷ 24 = 62.5% → 63%, $3,500 × 63%', async () => {
+    const res = await post(request('FSA-1'), { accept: 'application/json' });
+    const { summary } = WorksheetSchema.parse(JSON.parse(res.bytes.toString('utf8')));
+    expect(summary.percentage).toMatchObject({ pct: 63, arithmetic: '(6 + 9) ÷ 24 = 62.5% → 63%' });
+    expect(summary.percentage.citation).toBe(CITATIONS.reduction.short);
+    expect(summary.annual.map((a) => a.arithmetic)).toEqual(['$3,500 × 63% = $2,205', '$2,000 × 63% = $1,260']);
+    expect(summary.schedule.map((t) => t.proportional?.subsidized)).toEqual([882, 1323]);
+    expect(summary.totals.equal).toEqual({ subsidized: 2205, unsubsidized: 1260, grad_plus: 0 });
+    expect(summary.student).toBeNull();
+  });
+
   it('FSA example 4: the -90 adjustments of spring and summer with their steps', async () => {
     const res = await post(request('FSA-4'), { accept: 'application/json' });
     expect(res.status).toBe(200);
@@ -200,7 +211,7 @@ describe('school policy', () => {
     const res = await post(withPolicy(CHOSEN), { accept: 'application/json' });
     expect(res.status).toBe(200);
     const body = JSON.parse(res.bytes.toString('utf8')) as Record<string, unknown>;
-    expect(Object.keys(body)).toEqual(['rule_set', 'policy', 'result', 'steps']);
+    expect(Object.keys(body)).toEqual(['rule_set', 'policy', 'summary', 'result', 'steps']);
     expect(Object.entries(WorksheetSchema.parse(body).policy)).toEqual(
       expected(CHOSEN).map((e) => [e.option, e.value]),
     );
@@ -400,7 +411,11 @@ describe('OpenAPI', () => {
       'result',
       'rule_set',
       'steps',
+      'summary',
     ]);
+    expect(doc.components.schemas.WorksheetSummary?.required).toEqual(
+      expect.arrayContaining(['percentage', 'annual', 'schedule', 'totals', 'adjustments', 'warnings']),
+    );
   });
 });
 

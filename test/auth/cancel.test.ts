@@ -1,7 +1,7 @@
 /**
  * DELETE /v1/jobs/{id} underneath: AsyncJobs.cancel stops a running job (its run's signal aborts, so no further
  * chunk is run), never starts a waiting one, and removes a finished one's result; a job running on another API
- * process (two AsyncJobs on one store) stops at its next progress write. Each ends failed with job_cancelled.
+ * process (two AsyncJobs on one store) stops at its next progress write. Each ends `cancelled` (job_cancelled).
  */
 import { mkdtempSync, writeFileSync, type ReadStream } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -80,7 +80,7 @@ describe('cancelling a job', () => {
     await new Promise((r) => setTimeout(r, 100));
     for (const id of [running.id, waiting.id]) {
       const job = await store.get(id);
-      expect(job?.status, id).toBe('failed');
+      expect(job?.status, id).toBe('cancelled');
       expect(job?.error?.code, id).toBe('job_cancelled');
     }
     expect(ranAtCancel).toBeLessThan(200);
@@ -104,7 +104,7 @@ describe('cancelling a job', () => {
     }, 'the run to stop');
     expect(runs.get('owner')).toBeLessThan(at + 40);
     const job = await store.get(record.id);
-    expect(job?.status).toBe('failed');
+    expect(job?.status).toBe('cancelled');
     expect(job?.error?.code).toBe('job_cancelled');
   });
 
@@ -158,9 +158,10 @@ describe('cancelling a job', () => {
     const { record } = await jobs.submit(upload('h'), 'csv', undefined, 'tok_a');
     await until(async () => (await store.get(record.id))?.status === 'completed', 'completion');
     const chunks: Buffer[] = [];
-    for await (const c of store.readResult(record.id)) chunks.push(c);
+    for await (const c of store.readResult(record.id, 'result')) chunks.push(c);
     expect(Buffer.concat(chunks).toString()).toBe('done\n');
     await jobs.cancel(record.id);
+    expect((await store.get(record.id))?.status).toBe('cancelled');
     expect((await store.get(record.id))?.error?.code).toBe('job_cancelled');
     expect((await store.results.headroom()).usedBytes).toBe(0);
   });

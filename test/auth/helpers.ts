@@ -83,7 +83,7 @@ export async function waitForJob(base: string, id: string, token?: string): Prom
   for (;;) {
     const res = await fetch(`${base}/v1/jobs/${id}`, { headers: token ? bearer(token) : {} });
     const body = (await res.json()) as { status: string };
-    if (body.status === 'completed' || body.status === 'failed') return body;
+    if (body.status === 'completed' || body.status === 'failed' || body.status === 'cancelled') return body;
     if (Date.now() > deadline) throw new Error(`job ${id} still ${body.status}`);
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -280,15 +280,17 @@ describe('jobs belong to the token that submitted them', () => {
     expect(result.res.status).toBe(200);
     expect(result.text.split('\n').filter((l) => l.startsWith('S-'))).toHaveLength(6);
 
-    // The owner cancels: 204, the job reads failed (job_cancelled) and its result is gone.
+    // The owner cancels: 204, the job reads cancelled and its result is gone (409 job_cancelled).
     expect((await call(`/v1/jobs/${id}`, { method: 'DELETE', headers: bearer(a.token) })).res.status).toBe(204);
     const status = (await call(`/v1/jobs/${id}`, { headers: bearer(a.token) })).body as {
       status: string;
       error: { code: string };
     };
-    expect(status.status).toBe('failed');
+    expect(status.status).toBe('cancelled');
     expect(status.error.code).toBe('job_cancelled');
-    expect((await call(`/v1/jobs/${id}/result`, { headers: bearer(a.token) })).res.status).toBe(409);
+    const gone = await call(`/v1/jobs/${id}/result`, { headers: bearer(a.token) });
+    expect(gone.res.status).toBe(409);
+    expect((gone.body as { code: string }).code).toBe('job_cancelled');
   });
 
   it('lists newest first, in pages', async () => {

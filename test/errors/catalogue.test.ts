@@ -87,6 +87,7 @@ describe('the catalogue', () => {
       quota_exceeded: [429],
       listing_requires_auth: [403],
       job_cancelled: [409],
+      idempotency_key_reused: [422],
       request_timeout: [408],
     };
     for (const [name, entry] of entries) expect(allowed[entry.code], name).toContain(entry.status);

@@ -7,6 +7,7 @@ import { createCipheriv, createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ChunkSigner } from '../../src/queue/chunk-signing.ts';
 import type { ChunkCounts } from '../../src/queue/chunk-signing.ts';
+import { emptyResultStats } from '../../src/bulk/result-stats.ts';
 
 const KEY = 'k'.repeat(16) + '0123456789abcdef0123';
 const signer = new ChunkSigner(KEY);
@@ -57,6 +58,19 @@ describe('chunk output MAC', () => {
     expect(signer.verifyOutput(JOB, DIGEST, COUNTS, OUTPUT, withChecks)).toBe(false);
   });
 
+  it("refuses the output under another result summary or another split into a job's sections", () => {
+    const stats = emptyResultStats();
+    stats.students_ok = 983;
+    stats.equal.subsidized = 1_234_567;
+    const counts: ChunkCounts = { ...COUNTS, stats, parts: [1_000_000, 700_000, 3] };
+    const mac = signer.signOutput(JOB, DIGEST, counts, OUTPUT);
+    expect(signer.verifyOutput(JOB, DIGEST, counts, OUTPUT, mac)).toBe(true);
+    const richer = { ...stats, equal: { ...stats.equal, subsidized: 1_234_568 } };
+    expect(signer.verifyOutput(JOB, DIGEST, { ...counts, stats: richer }, OUTPUT, mac)).toBe(false);
+    expect(signer.verifyOutput(JOB, DIGEST, { ...counts, parts: [1_000_001, 699_999, 3] }, OUTPUT, mac)).toBe(false);
+    expect(signer.verifyOutput(JOB, DIGEST, COUNTS, OUTPUT, mac)).toBe(false);
+  });
+
   it('refuses a MAC of another key, with another IV, or malformed', () => {
     const mac = signer.signOutput(JOB, DIGEST, COUNTS, OUTPUT);
     const other = new ChunkSigner('another key of at least thirty-two characters');
@@ -78,7 +92,7 @@ describe('chunk output MAC', () => {
     const gcm = createCipheriv('aes-256-gcm', gmacKey, iv);
     gcm.setAAD(OUTPUT);
     gcm.final();
-    const header = `sor-chunk-output-v2\0${JOB}\0${DIGEST}\0${COUNTS.rows}\0${COUNTS.errorRows}\0${COUNTS.students}\0`;
+    const header = `sor-chunk-output-v3\0${JOB}\0${DIGEST}\0${COUNTS.rows}\0${COUNTS.errorRows}\0${COUNTS.students}\0`;
     const hmac = createHmac('sha256', key).update(header).update(iv).update(gcm.getAuthTag()).digest('hex');
     expect(signer.verifyOutput(JOB, DIGEST, COUNTS, OUTPUT, `${iv.toString('hex')}.${hmac}`)).toBe(true);
   });

@@ -95,12 +95,12 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-/** The whole service as server.ts assembles it (runtime + app) on an ephemeral loopback port. */
+/** The whole service as server.ts assembles it (runtime + app, its guards too) on an ephemeral loopback port. */
 export async function startService(config: Config): Promise<RunningService> {
   const runtime = await createRuntime(config, silentLogger);
   const app = createApp(
     { config, logger: silentLogger, runners: runtime.runners, readiness: runtime.readiness },
-    { routers: runtime.routers, openApiPaths: runtime.openApiPaths },
+    { routers: runtime.routers, openApiPaths: runtime.openApiPaths, guards: runtime.guards },
   );
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));

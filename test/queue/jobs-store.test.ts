@@ -233,7 +233,7 @@ describe('results on disk (no Redis)', () => {
       const [instance] = readdirSync(dir).filter((n) => n.startsWith('i-'));
       const folder = join(dir, instance as string);
       expect(statSync(folder).mode & 0o777).toBe(0o700);
-      const file = join(folder, `${id}.gz`);
+      const file = join(folder, `${id}.result.gz`);
       expect(statSync(file).mode & 0o777).toBe(0o600);
       const bytes = await readFile(file);
       expect([bytes[0], bytes[1]]).toEqual([0x1f, 0x8b]); // gzip magic
@@ -243,7 +243,7 @@ describe('results on disk (no Redis)', () => {
       expect(await (await fetch(`${h.base}/v1/jobs/${id}/result`)).text()).toBe(want);
       // TTL: the record and the file go (the sweep runs every min(60 s, TTL)).
       await waitFor(
-        async () => (readdirSync(folder).includes(`${id}.gz`) ? undefined : true),
+        async () => (readdirSync(folder).includes(`${id}.result.gz`) ? undefined : true),
         'the result file to be swept',
         10_000,
       );

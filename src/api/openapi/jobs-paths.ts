@@ -1,61 +1,18 @@
 /**
- * The async job API in the OpenAPI document: the Job, JobAccepted and JobError schemas and the paths of
- * POST /v1/jobs, GET /v1/jobs/{id} and GET /v1/jobs/{id}/result (served by src/api/jobs-route.ts).
+ * The async job API in the OpenAPI document: the paths of POST /v1/jobs, GET /v1/jobs/{id} and the downloads
+ * (served by src/api/jobs-route.ts), over the Job schema of job-schema.ts.
  */
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { entryEnvelope, type WireEnvelope } from '../../errors.ts';
 import { JOB_ID_PATTERN } from '../../jobs/job-id.ts';
-import { CheckSummarySchema, ExtendedErrorSchema } from '../../schema/response.ts';
+import { ExtendedErrorSchema } from '../../schema/response.ts';
 import { JOBS_PATH, MAX_IDEMPOTENCY_KEY } from '../jobs-route.ts';
+import { RESULT_PATHS } from '../job-view.ts';
 import { UPLOAD_ENCODING_NOTE, UPLOAD_QUERY } from './files-params.ts';
-import { PolicyInForceSchema } from '../../schema/policy.ts';
+import { JOB_EXAMPLE, JobSchema } from './job-schema.ts';
 
-const JobStatusSchema = z.enum(['queued', 'running', 'completed', 'failed']).meta({
-  id: 'JobStatus',
-  description: 'queued → running → completed | failed. A job whose service instance stopped reads as failed.',
-});
-
-const JobErrorSchema = z
-  .object({
-    code: z.string(),
-    message: z.string(),
-    field_errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
-  })
-  .meta({ id: 'JobError', description: 'Why the job failed: the same envelope a synchronous bulk request returns.' });
-
-export const JobSchema = z
-  .object({
-    id: z.string().regex(new RegExp(JOB_ID_PATTERN)),
-    status: JobStatusSchema,
-    format: z
-      .enum(['csv', 'ndjson'])
-      .meta({ description: 'Result format, chosen by the Accept header at submission.' }),
-    progress: z.object({
-      students_done: z.int().min(0),
-      students_total: z.int().min(0).nullable().meta({ description: 'null until the file has been counted.' }),
-      rows_done: z.int().min(0).meta({ description: 'Output rows written so far.' }),
-      error_rows: z.int().min(0).meta({ description: 'Rows with row_status error so far (bad student data).' }),
-    }),
-    created_at: z.iso.datetime(),
-    started_at: z.iso.datetime().nullable(),
-    finished_at: z.iso.datetime().nullable(),
-    error: JobErrorSchema.nullable(),
-    status_url: z.string(),
-    result_url: z.string(),
-    check_summary: CheckSummarySchema.optional(),
-    policy: PolicyInForceSchema,
-  })
-  .meta({ id: 'Job' });
-
-const JobAcceptedSchema = z
-  .object({
-    id: z.string().regex(new RegExp(JOB_ID_PATTERN)),
-    status: JobStatusSchema,
-    status_url: z.string(),
-    result_url: z.string(),
-  })
-  .meta({ id: 'JobAccepted' });
+export { JobSchema } from './job-schema.ts';
 
 /** An error response; its examples are the envelopes of catalogue entries (src/errors.ts). */
 const extendedError = (description: string, examples: Record<string, WireEnvelope>) => ({
@@ -72,6 +29,54 @@ const JobIdParam = z.object({
   id: z.string().regex(new RegExp(JOB_ID_PATTERN)).meta({ description: 'The job id returned by POST /v1/jobs.' }),
 });
 
+/** One download of a job: 200 with the file, or why not. */
+function download(operationId: string, summary: string, description: string, media: 'csv' | 'ndjson' | 'both') {
+  const csv = { 'text/csv': { schema: z.string() } };
+  const ndjson = {
+    'application/x-ndjson': {
+      schema: z.string().meta({ override: { type: 'string', contentMediaType: 'application/x-ndjson' } }),
+    },
+  };
+  const content = media === 'csv' ? csv : media === 'ndjson' ? ndjson : { ...csv, ...ndjson };
+  return {
+    get: {
+      operationId,
+      tags: ['jobs'],
+      summary,
+      requestParams: { path: JobIdParam },
+      responses: {
+        '200': {
+          description:
+            `${description} Streamed; to a client that sends Accept-Encoding: gzip, the stored gzip bytes with ` +
+            'Content-Encoding: gzip.',
+          content,
+        },
+        '404': extendedError(
+          'No such job, or it expired (code not_found); or, for a job stored before every format was kept, a ' +
+            'format it does not have.',
+          {
+            not_found: entryEnvelope('JOB_NOT_FOUND'),
+            expired: entryEnvelope('JOB_EXPIRED'),
+            not_kept: entryEnvelope('JOB_RESULT_NOT_KEPT'),
+          },
+        ),
+        '410': extendedError('The job was accepted but its records were lost (code job_lost): submit it again.', {
+          lost: entryEnvelope('JOB_LOST'),
+        }),
+        '409': extendedError(
+          'The job is not completed yet (code job_not_ready, with Retry-After), it failed (job_not_ready, naming ' +
+            'why), or it was cancelled (job_cancelled).',
+          {
+            running: entryEnvelope('JOB_NOT_COMPLETED', { status: 'running' }),
+            failed: entryEnvelope('JOB_FAILED_NO_RESULT', entryEnvelope('JOB_ABANDONED')),
+            cancelled: entryEnvelope('JOB_CANCELLED'),
+          },
+        ),
+      },
+    },
+  };
+}
+
 /** The /v1/jobs paths for the OpenAPI document (createApp's `openApiPaths`). */
 export function jobsOpenApiPaths(options: {
   ttlSeconds: number;
@@ -84,6 +89,7 @@ export function jobsOpenApiPaths(options: {
         'restart of Redis when it keeps its append-only file (as the shipped compose and k8s files do).'
       : 'This instance runs without Redis: job records are kept in process memory (results gzip-compressed on ' +
         'disk) and are LOST when the service restarts; such a job then answers 410 job_lost.';
+  const item = `${JOBS_PATH}/{id}`;
   return {
     [JOBS_PATH]: {
       post: {
@@ -91,16 +97,21 @@ export function jobsOpenApiPaths(options: {
         tags: ['jobs'],
         summary: 'Submit a bulk CSV file to run in the background',
         description:
-          'Accepts the same bodies as POST /v1/calculate/bulk and runs the same pipeline in the background. ' +
-          'Poll `status_url`, then fetch `result_url`. The Accept header picks the result format (text/csv by ' +
-          'default, or application/x-ndjson). With an `Idempotency-Key` header, repeating a submission returns ' +
-          'the existing job (header `Idempotent-Replayed: true`). The key is scoped to the upload: an ' +
-          'Idempotency-Key plus the sha256 of the file and the result format, so the same key with another file ' +
-          `creates another job and a key alone never blocks another caller's file. A job that failed for the ` +
-          "service's reasons (its instance stopped or shut down, an internal error, no room: codes internal_error, " +
-          'job_store_full, insufficient_storage) releases its key: the same submission then creates a new job. ' +
-          `${storage} A job and its ` +
-          `result expire ${options.ttlSeconds} s after the job finished; a failed job's partial result is deleted at once.` +
+          'Accepts the same bodies as POST /v1/calculate/bulk and runs the same pipeline in the background: each ' +
+          'student is calculated once and the job keeps the CSV result, the NDJSON result and an errors-only CSV ' +
+          '(`links`). Poll `links.self` (or wait for the callback), then download. The Accept header picks the ' +
+          'format of `links.result` (text/csv by default, or application/x-ndjson).\n\n' +
+          '**Idempotency-Key.** Repeating a submission with the same key returns the existing job (header ' +
+          '`Idempotent-Replayed: true`, same 202). With access control on (AUTH_MODE=required) a key belongs to ' +
+          'the token that sent it: the same key with another file or other options (format, charset, delimiter, ' +
+          'extra columns, BOM, policy, callback) is refused with 422 idempotency_key_reused, as Stripe does. ' +
+          'Without access control every caller is anonymous, so the key is scoped to the upload instead: the key ' +
+          'plus the sha256 of the file and its options. The same key with another file then simply creates ' +
+          'another job, so a stranger who sends your key with another file can never block yours; use a key no one ' +
+          "can guess. A job that failed for the service's reasons (codes internal_error, job_store_full, " +
+          'insufficient_storage) releases its key: the same submission then creates a new job.\n\n' +
+          `${storage} A job and its results expire ${options.ttlSeconds} s after the job finished (\`expires_at\`); ` +
+          "a failed or cancelled job's results are deleted at once." +
           UPLOAD_ENCODING_NOTE,
         requestParams: {
           query: UPLOAD_QUERY,
@@ -128,9 +139,30 @@ export function jobsOpenApiPaths(options: {
         },
         responses: {
           '202': {
-            description: 'Accepted (or, for a repeated Idempotency-Key, the existing job).',
-            headers: z.object({ Location: z.string().meta({ description: 'The status URL of the job.' }) }),
-            content: { 'application/json': { schema: JobAcceptedSchema } },
+            description: 'Accepted: the job (or, for a repeated Idempotency-Key, the existing job).',
+            headers: z.object({
+              Location: z.string().meta({ description: 'The job (links.self).' }),
+              'Idempotent-Replayed': z
+                .literal('true')
+                .optional()
+                .meta({ description: 'Present when the answer is an existing job.' }),
+            }),
+            content: {
+              'application/json': {
+                schema: JobSchema,
+                examples: {
+                  queued: {
+                    value: {
+                      ...JOB_EXAMPLE,
+                      status: 'queued',
+                      started_at: null,
+                      finished_at: null,
+                      progress: { ...JOB_EXAMPLE.progress, students_done: 0, rows_done: 0, error_rows: 0 },
+                    },
+                  },
+                },
+              },
+            },
           },
           '400': extendedError(
             'The file cannot be used (checked before the answer, as for POST /v1/calculate/bulk): bytes that are ' +
@@ -156,6 +188,11 @@ export function jobsOpenApiPaths(options: {
               'request_timeout): it was stopped and its spooled bytes deleted.',
             { too_slow: entryEnvelope('UPLOAD_TOO_SLOW', { minRate: 1024, seconds: 10 }) },
           ),
+          '422': extendedError(
+            'With access control on: this token already used the Idempotency-Key for another file or other ' +
+              'options (code idempotency_key_reused). Never answered without access control (see above).',
+            { reused: entryEnvelope('IDEMPOTENCY_KEY_REUSED') },
+          ),
           '503': extendedError(
             'The job store (Redis) is unavailable, or the service is shutting down (code internal_error), or it ' +
               "has no room for this job's result (code job_store_full), or UPLOAD_MAX_SPOOLING uploads are being " +
@@ -172,39 +209,16 @@ export function jobsOpenApiPaths(options: {
         },
       },
     },
-    [`${JOBS_PATH}/{id}`]: {
+    [item]: {
       get: {
         operationId: 'getJob',
         tags: ['jobs'],
-        summary: 'Status and progress of an async job',
-        requestParams: { path: JobIdParam },
-        responses: {
-          '200': { description: 'The job.', content: { 'application/json': { schema: JobSchema } } },
-          '404': extendedError('No such job, or it expired (code not_found).', {
-            not_found: entryEnvelope('JOB_NOT_FOUND'),
-            expired: entryEnvelope('JOB_EXPIRED'),
-          }),
-          '410': extendedError('The job was accepted but its records were lost (code job_lost): submit it again.', {
-            lost: entryEnvelope('JOB_LOST'),
-          }),
-        },
-      },
-    },
-    [`${JOBS_PATH}/{id}/result`]: {
-      get: {
-        operationId: 'getJobResult',
-        tags: ['jobs'],
-        summary: 'The result of a completed job, streamed in input order',
+        summary: 'An async job: its status, times, counts, summary, error groups and links',
         requestParams: { path: JobIdParam },
         responses: {
           '200': {
-            description: 'Exactly what POST /v1/calculate/bulk would have answered for the same file and Accept.',
-            content: {
-              'text/csv': { schema: z.string() },
-              'application/x-ndjson': {
-                schema: z.string().meta({ override: { type: 'string', contentMediaType: 'application/x-ndjson' } }),
-              },
-            },
+            description: 'The job.',
+            content: { 'application/json': { schema: JobSchema, examples: { completed: { value: JOB_EXAMPLE } } } },
           },
           '404': extendedError('No such job, or it expired (code not_found).', {
             not_found: entryEnvelope('JOB_NOT_FOUND'),
@@ -213,15 +227,33 @@ export function jobsOpenApiPaths(options: {
           '410': extendedError('The job was accepted but its records were lost (code job_lost): submit it again.', {
             lost: entryEnvelope('JOB_LOST'),
           }),
-          '409': extendedError(
-            'The job is not completed yet, or it failed (code job_not_ready; see GET /v1/jobs/{id}).',
-            {
-              running: entryEnvelope('JOB_NOT_COMPLETED', { status: 'running' }),
-              failed: entryEnvelope('JOB_FAILED_NO_RESULT', entryEnvelope('JOB_ABANDONED')),
-            },
-          ),
         },
       },
     },
+    [`${item}/${RESULT_PATHS.result}`]: download(
+      'getJobResult',
+      'The result in the format asked at submission (links.result)',
+      'Exactly what POST /v1/calculate/bulk would have answered for the same file and Accept.',
+      'both',
+    ),
+    [`${item}/${RESULT_PATHS.result_csv}`]: download(
+      'getJobResultCsv',
+      'The CSV result (links.result_csv)',
+      'Exactly what POST /v1/calculate/bulk answers for the same file with Accept: text/csv.',
+      'csv',
+    ),
+    [`${item}/${RESULT_PATHS.result_ndjson}`]: download(
+      'getJobResultNdjson',
+      'The NDJSON result (links.result_ndjson)',
+      'Exactly what POST /v1/calculate/bulk answers for the same file with Accept: application/x-ndjson.',
+      'ndjson',
+    ),
+    [`${item}/${RESULT_PATHS.errors_csv}`]: download(
+      'getJobErrorsCsv',
+      'The errors-only CSV (links.errors_csv)',
+      "The CSV result's header and its error rows (row_status error), in file order; only the header when every " +
+        'row was calculated.',
+      'csv',
+    ),
   };
 }

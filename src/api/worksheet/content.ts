@@ -5,6 +5,7 @@
  * date and the request id. Values are plain text here; each renderer escapes or encodes them its own way.
  */
 import { POLICY_OPTIONS, type PolicyOptionName, type SchoolPolicy } from '../../domain/policy.ts';
+import type { WorksheetSummary } from '../../domain/summary.ts';
 import type { TraceStep } from '../../domain/trace.ts';
 import type { CalculationInput, CalculationResult, TermResult } from '../../domain/types.ts';
 import { TERM_FIELDS, type TermFieldName } from '../../schema/fields.ts';
@@ -15,6 +16,8 @@ export interface WorksheetDocument {
   generatedAt: Date;
   requestId: string;
   input: CalculationInput;
+  /** Page 1 (src/domain/summary.ts), with the student the worksheet is for. */
+  summary: WorksheetSummary;
   result: CalculationResult;
   steps: readonly TraceStep[];
 }
@@ -34,6 +37,12 @@ const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g;
  */
 export function showBidiControls(text: string): string {
   return text.replace(BIDI_CONTROLS, (ch) => `‹U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}›`);
+}
+
+/** "Student: Ana Díaz (ID A00123456)", or with whichever of the two the request gave. */
+export function studentLine(student: { name: string | null; id: string | null }): string {
+  if (student.name !== null && student.id !== null) return `Student: ${student.name} (ID ${student.id})`;
+  return student.name !== null ? `Student: ${student.name}` : `Student ID: ${student.id ?? ''}`;
 }
 
 /** 2026-11-23 23:10:05 UTC */

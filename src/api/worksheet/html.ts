@@ -18,6 +18,7 @@ import {
   policyNote,
   policyRows,
   showBidiControls,
+  studentLine,
   studentRows,
   summaryRows,
   termInputRows,
@@ -163,6 +164,7 @@ export function renderWorksheetHtml(doc: WorksheetDocument): string {
     `<title>${escapeHtml(WORKSHEET_TITLE)}</title><style>${STYLE}.visually-hidden{position:absolute;width:1px;` +
     'height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}</style></head><body><main>' +
     `<h1>${escapeHtml(WORKSHEET_TITLE)}</h1>` +
+    (doc.summary.student === null ? '' : `<p class="meta">${escapeHtml(studentLine(doc.summary.student))}</p>`) +
     `<p class="meta"><span>Rule set <strong data-field="rule_set">${escapeHtml(doc.ruleSet)}</strong></span>` +
     `<span>Date <strong>${escapeHtml(formatDate(doc.generatedAt))}</strong></span>` +
     `<span>Request id <strong>${escapeHtml(doc.requestId)}</strong></span></p>` +

@@ -21,6 +21,7 @@ import {
   policyNote,
   policyRows,
   showBidiControls,
+  studentLine,
   studentRows,
   summaryRows,
   termInputRows,
@@ -163,6 +164,7 @@ function steps(doc: Doc, worksheet: WorksheetDocument): void {
 
 function render(doc: Doc, w: WorksheetDocument): void {
   doc.font(BOLD).fontSize(16).text(pdfText(WORKSHEET_TITLE));
+  if (w.summary.student !== null) paragraph(doc, studentLine(w.summary.student), BOLD, 11);
   paragraph(
     doc,
     `Rule set ${w.ruleSet}    Date ${formatDate(w.generatedAt)}    Request id ${w.requestId}`,
