@@ -6,17 +6,17 @@
  * every worked example its published figures, and messages name the lines of the user's own file.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_DIALECT } from '../../src/bulk/csv-dialect.ts';
 import { sortByStudent } from '../../src/cli/sort-by-student.ts';
-import { EXAMPLES, examplesCsv } from '../bulk/examples.ts';
-import { HEADER, row } from '../bulk/helpers.ts';
+import { EXAMPLES, examplesCsv, expectRowsMatchExample } from '../bulk/examples.ts';
+import { HEADER, parseOutput, row } from '../bulk/helpers.ts';
 import { encode } from '../bulk/registrar-files.ts';
+import { startCli, tempDir } from './harness.ts';
 
-const tmp = { dir: mkdtempSync(join(tmpdir(), 'sor-sort-')) };
-afterAll(() => rmSync(tmp.dir, { recursive: true, force: true }));
+const tmp = tempDir('sort');
+afterAll(() => tmp.rm());
 const spoolDir = join(tmp.dir, 'spool');
 const limits = { maxRowChars: 65_536, maxCellChars: 1000 };
 
@@ -104,5 +104,46 @@ describe('sortByStudent', () => {
     expect(out).toBe(`${HEADER}\n${row('É1', 'Fall', '6')}\n${row('É1', 'Spring', '6')}\n${row('É2', 'Fall', '6')}\n`);
     await copy.remove();
     expect(readdirSync(spoolDir)).toEqual([]);
+  });
+});
+
+describe('sor bulk --sort', () => {
+  const termSorted = join(tmp.dir, 'term-sorted.csv');
+  writeFileSync(termSorted, byTerm(examplesCsv()));
+
+  it('without --sort a file sorted by term is refused in one sentence (exit 1) that names --sort', async () => {
+    const run = await startCli(['bulk', termSorted, '-o', join(tmp.dir, 'never.csv')]).done;
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /^sor: error: The CSV file seems to be sorted by term, not by student: .*sor bulk --sort/,
+    );
+  });
+
+  it('with --sort every worked example gets its published figures (examples.json)', async () => {
+    const out = join(tmp.dir, 'sorted.out.csv');
+    const run = await startCli(['bulk', termSorted, '-o', out, '--sort'], { env: { SPOOL_DIR: spoolDir } }).done;
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/sor: sorted \d+ rows by student in .* s \(\d+ students had rows apart\)/);
+    const rows = parseOutput(readFileSync(out, 'utf8'));
+    for (const ex of EXAMPLES)
+      expectRowsMatchExample(
+        rows.filter((r) => r.student_id === ex.id),
+        ex,
+      );
+    expect(readdirSync(spoolDir)).toEqual([]);
+  });
+
+  it('messages name the lines of the user’s file, not of the sorted copy', async () => {
+    const file = join(tmp.dir, 'bad.csv');
+    writeFileSync(
+      file,
+      [HEADER, row('A', 'Fall', '6'), row('B', 'Fall', '6'), row('A', 'Spring', 'x'), row('B', 'Spring', '6')].join(
+        '\n',
+      ),
+    );
+    const run = await startCli(['bulk', file, '--sort', '--format', 'ndjson'], { env: { SPOOL_DIR: spoolDir } }).done;
+    expect(run.code).toBe(2);
+    const a = JSON.parse(run.stdout.split('\n')[0]!) as { error: { field_errors: { message: string }[] } };
+    expect(a.error.field_errors.map((f) => f.message)).toEqual([expect.stringMatching(/^line 4: /)]);
   });
 });
