@@ -241,7 +241,8 @@ export async function sortByStudent(options: SortOptions): Promise<SortedFile> {
     // Read: physical lines are kept until the record they belong to is known to be complete (the next record
     // starts), then the record's text joins the current run.
     let lines: string[] = [];
-    let base = 1; // the line number of lines[0]
+    let head = 0; // lines before it are taken (dropped once per read)
+    let base = 1; // the line number of lines[head]
     let partial = '';
     let layout: CsvLayout | undefined;
     let header = '';
@@ -254,9 +255,9 @@ export async function sortByStudent(options: SortOptions): Promise<SortedFile> {
 
     /** The lines before `upTo` (all when undefined), as one text with a final LF. */
     const take = (upTo: number | undefined): string => {
-      const count = upTo === undefined ? lines.length : upTo - base;
-      const text = lines.slice(0, count).join('\n') + '\n';
-      lines = lines.slice(count);
+      const count = upTo === undefined ? lines.length - head : upTo - base;
+      const text = count === 1 ? `${lines[head]}\n` : `${lines.slice(head, head + count).join('\n')}\n`;
+      head += count;
       base += count;
       return text;
     };
@@ -294,6 +295,10 @@ export async function sortByStudent(options: SortOptions): Promise<SortedFile> {
         rows++;
       }
       records.length = 0;
+      if (head > 0) {
+        lines = lines.slice(head);
+        head = 0;
+      }
     };
     const addText = async (text: string) => {
       let start = 0;
