@@ -18,6 +18,7 @@ import { POLICY_OPTION, policyFromArgs } from './policy-options.ts';
 import { JOBS_USAGE } from './usage.ts';
 import {
   callbackOption,
+  checkInputFile,
   followJob,
   jobSummary,
   notCompleted,
@@ -75,6 +76,8 @@ async function submit(args: string[], io: CliIo): Promise<number> {
   const format = formatOf(values.format) ?? 'csv';
   const client = clientOf(values, io);
   const started = performance.now();
+  checkInputFile(positionals[0]!);
+  io.stderr.write(`sor: uploading ${positionals[0] === '-' ? 'stdin' : positionals[0]} to ${client.where}\n`);
   const job = await submitFile(client, {
     inputPath: positionals[0]!,
     stdin: io.stdin,
