@@ -17,7 +17,9 @@
  *    /admin/queues when ADMIN_TOKEN is set (read-only unless ADMIN_READ_ONLY=false; off, and logged so, without);
  *  - without: the large runner stays the pool and async jobs use the in-process store (lost on restart);
  *  - always: the /v1/jobs router and its OpenAPI paths, GET /metrics, and runners instrumented for metrics
- *    (chunk durations, rows and students processed).
+ *    (chunk durations, rows and students processed);
+ *  - with WEBHOOK_SECRET: the signed webhooks (src/webhooks/), their outbox in Redis or in JOBS_DIR, told of every
+ *    job's end (onJobEnded), their `callback` shown on the job, and closed after the jobs service drained.
  *
  * Redis: with REDIS_URL the process's connections come from src/redis.ts (redisFromConfig), made here once and
  * handed to the queue runner, the job store, the token store and the rate counters; closed last. The Redis side
@@ -50,6 +52,8 @@ import type { QueueRunner } from './queue/queue-runner.ts';
 import type { RedisConnections } from './redis.ts';
 import { createAccessControl } from './api/access-control.ts';
 import { jobsAccessRouter, withJobsAccessPaths } from './api/jobs-access.ts';
+import { jobView, type JobExtrasSource } from './api/job-view.ts';
+import { createWebhooks } from './webhooks/setup.ts';
 
 export interface Runtime {
   runners: { small: ChunkRunner; large: ChunkRunner };
@@ -198,13 +202,20 @@ async function createQueueParts(
     jobsByStatus: () => store.counts(),
   });
 
+  // Signed webhooks when WEBHOOK_SECRET is set (src/webhooks/): told of every job's end, shown on the job.
+  const webhooks = await createWebhooks({ config, logger, redis, jobs: store, view: (record) => jobView(record) });
+  const extras: JobExtrasSource | undefined =
+    webhooks && (async (job) => ({ callback: await webhooks.callbackView(job) }));
+
   const jobs = new AsyncJobs({
     config,
     logger,
     store,
     runners: { small, large },
     runBulk,
+    onJobEnded: webhooks && ((record) => webhooks.jobEnded(record)),
   });
+  webhooks?.start(); // after the jobs service: its first sweep sees the jobs as that service has them
 
   readiness.push(jobsStoreReadiness(jobs));
 
@@ -213,8 +224,8 @@ async function createQueueParts(
       ? (await import('./api/admin-queues.ts')).adminQueuesHandler(queue.queue, { readOnly: config.ADMIN_READ_ONLY })
       : undefined;
   const routers = [
-    jobsAccessRouter(jobs, { authRequired: config.AUTH_MODE === 'required' }),
-    jobsRouter(jobs, { maxBytes: config.BULK_MAX_BYTES, limits: uploadLimits(config) }),
+    jobsAccessRouter(jobs, { authRequired: config.AUTH_MODE === 'required', extras }),
+    jobsRouter(jobs, { maxBytes: config.BULK_MAX_BYTES, limits: uploadLimits(config), extras, webhooks }),
     opsRouter({
       // On the API's port unless ADMIN_PORT gives the dashboard a listener of its own (below).
       adminQueues: config.ADMIN_PORT === undefined ? dashboard : undefined,
@@ -265,6 +276,8 @@ async function createQueueParts(
       closing ??= (async () => {
         await adminListener?.close();
         await jobs.close(JOBS_DRAIN_MS);
+        await webhooks?.close();
+        await webhooks?.store.close();
         await store.close();
         await queue?.close();
         setGaugeSources({ queueDepth: undefined, jobsByStatus: undefined });

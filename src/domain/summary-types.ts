@@ -24,6 +24,8 @@ export interface SummaryPolicyOption {
   /** The value in force in words: "the exact fraction". */
   value_label: string;
   is_default: boolean;
+  /** The service's default value in words. */
+  default_label: string;
   /** One sentence: the value in force, and the default when the school chose another. */
   text: string;
 }

@@ -38,6 +38,7 @@ const PolicyOptionSummarySchema = z.strictObject({
   value: text('The value in force, as the API spells it ("exact").'),
   value_label: text('The value in force in words ("the exact fraction").'),
   is_default: z.boolean().meta({ description: 'True when the value is the service’s default.' }),
+  default_label: text('The service’s default value in words.'),
   text: text('One sentence for the page: the value in force, and the default when the school chose another.'),
 });
 
