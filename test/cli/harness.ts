@@ -19,7 +19,7 @@ import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import type { CliHooks, CliIo } from '../../src/cli/io.ts';
 import { main } from '../../src/cli/main.ts';
 import { AsyncJobs } from '../../src/jobs/async-jobs.ts';
-import { MemoryJobStore } from '../../src/jobs/job-store.ts';
+import { LocalJobStore } from '../../src/jobs/local-job-store.ts';
 import { silentLogger, testConfig } from '../queue/helpers.ts';
 
 export interface CliRun {
@@ -97,11 +97,16 @@ export async function jobService(
   env: Record<string, string> = {},
 ): Promise<JobService> {
   const config = testConfig({ SPOOL_DIR: join(dir, 'spool'), JOBS_DIR: join(dir, 'jobs'), ...env });
-  const store = new MemoryJobStore(config.JOB_TTL_SECONDS, { dir: join(dir, 'results') });
+  const store = new LocalJobStore({
+    dir: config.JOBS_DIR,
+    ttlSeconds: config.JOB_TTL_SECONDS,
+    maxBytes: config.JOBS_MAX_DISK_BYTES,
+  });
   const jobs = new AsyncJobs({
     config,
     logger: silentLogger,
     store,
+    jobsDir: config.JOBS_DIR,
     runners: { small: runner, large: runner },
     runBulk,
   });

@@ -30,7 +30,7 @@ type Doc = {
 };
 
 const doc = buildOpenApiDocument({
-  paths: jobsOpenApiPaths({ ttlSeconds: 86_400, maxBytes: 1 << 20, store: 'memory' }),
+  paths: jobsOpenApiPaths({ ttlSeconds: 86_400, maxBytes: 1 << 20, store: 'local' }),
 }) as unknown as Doc;
 
 const record: JobRecord = {
