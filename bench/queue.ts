@@ -16,6 +16,9 @@
  * are byte-identical (sha256), then measures the per-chunk Redis cost: one real chunk payload sent through the
  * queue to a worker that does no calculation, against the same chunk handed to a local no-op runner.
  *
+ * Then (--kill-rounds, default 1; --only-kill for that alone) what a worker SIGKILLed mid-file costs: a 50,000-student
+ * file through two fresh workers, undisturbed and with one killed (bench/support/queue-kill.ts).
+ *
  * Redis: REDIS_URL, else a throwaway `redis-server` on a free port. Keys live under a unique prefix, deleted
  * at the end. Ratios, not wall-clock thresholds: compare runs on the same machine only.
  */
@@ -40,6 +43,7 @@ import { randomFilePieces } from './support/random-file.ts';
 import { deleteKeys } from '../test/support/redis-keys.ts';
 import { benchRedis, uniquePrefix } from './support/redis.ts';
 import { killWorkers, startWorker } from './support/workers.ts';
+import { killCost } from './support/queue-kill.ts';
 
 /** The chunk signing key of this run (the API and the workers must share one; see QUEUE_SIGNING_KEY). */
 const BENCH_SIGNING_KEY = randomBytes(32).toString('hex');
@@ -56,6 +60,14 @@ const args = benchArgs('npm run bench:queue --', {
   prefetch: { type: 'string', default: '0', help: 'QUEUE_WORKER_PREFETCH of the workers; a list (0,1,2) adds modes' },
   workers: { type: 'string', default: '1,2', help: 'worker processes of each queue mode, a list' },
   baseline: { type: 'string', default: '', help: 'another checkout: its queue code runs as an extra mode' },
+  'kill-rounds': {
+    type: 'number',
+    default: 1,
+    min: 0,
+    help: 'rounds of the SIGKILL measurement (a 50,000-student file, one of two workers killed mid-file; 0: none)',
+  },
+  'kill-students': { type: 'number', default: 50_000, help: 'students in the file of the SIGKILL measurement' },
+  'only-kill': { type: 'boolean', default: false, help: 'run only the SIGKILL measurement' },
   'worker-node-args': {
     type: 'string',
     default: '',
@@ -302,7 +314,22 @@ async function main(): Promise<void> {
       `Redis ${redis.url}, worker processes with QUEUE_WORKER_THREADS ${WORKER_THREADS.join(' / ')}` +
       (BASELINE ? `, baseline ${BASELINE}` : ''),
   );
+  const kill = () =>
+    killCost({
+      redisUrl: redis.url,
+      signingKey: BENCH_SIGNING_KEY,
+      students: args['kill-students'],
+      chunk: CHUNK,
+      rounds: args['kill-rounds'],
+      pool,
+      logger: silent,
+      onPrefix: (prefix) => prefixes.push(prefix),
+    });
   try {
+    if (args['only-kill']) {
+      await kill();
+      return;
+    }
     // Each mode is set up once (workers stay up, like in production) and warmed up with an untimed run, so no
     // mode pays V8's JIT warm-up inside a timed run. Then interleaved rounds (embedded, 1 worker, 2 workers,
     // embedded, ...): load from other processes on the machine hits every mode alike.
@@ -472,6 +499,7 @@ async function main(): Promise<void> {
     );
     const calcMsPerChunk = (base.cpuSeconds * 1000) / (base.students / CHUNK);
     console.log(`  whole embedded run  : ${calcMsPerChunk.toFixed(1)} ms of CPU per chunk (parse, calculate, write)`);
+    if (args['kill-rounds'] > 0) await kill();
   } finally {
     await stopWorkers();
     await pool.close();

@@ -36,9 +36,10 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
-import { mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { mkdtempSync, openSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createAccessControl } from '../src/api/access-control.ts';
 import { createRequestListener } from '../src/api/front-door.ts';
 import { generateToken, generateTokenId, tokenHash } from '../src/auth/token.ts';
@@ -51,6 +52,7 @@ import { parseCalculationRequest } from '../src/schema/request.ts';
 import { benchArgs } from './support/args.ts';
 import { closedLoop, openLoop, percentile, postRequestBytes } from './support/http-load.ts';
 import { runWrk, wrkInstalled } from './support/wrk.ts';
+import { startScriptFlags } from './support/node-flags.ts';
 
 type Kind = 'app' | 'baseline';
 type Client = 'node' | 'wrk';
@@ -113,15 +115,10 @@ const TARGET_RATIO = 0.4;
 /** The figure the target is stated for: FSA example 1's body, `wrk -t1 -c32`. */
 const TARGET_FIGURE = { example: 'FSA-1', client: 'wrk' as Client, connections: 32 };
 
-/** The node flags of `npm start` (package.json's start script: `node <flags…> dist/src/server.js`). */
-function startScriptFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-    scripts: Record<string, string>;
-  };
-  const words = (pkg.scripts.start ?? '').split(/\s+/);
-  return words.slice(words.indexOf('node') + 1).filter((word) => word.startsWith('--'));
-}
-const NODE_FLAGS = args['node-flags'] !== '' ? args['node-flags'].split(/\s+/).filter(Boolean) : startScriptFlags();
+const NODE_FLAGS =
+  args['node-flags'] !== ''
+    ? args['node-flags'].split(/\s+/).filter(Boolean)
+    : startScriptFlags(fileURLToPath(new URL('../', import.meta.url)));
 
 function exampleRequest(id: string): unknown {
   const example = WORKED_EXAMPLES.find((e) => e.id === id);

@@ -8,9 +8,10 @@
  *
  * One asset is written by this script rather than compiled: `service-tables.js`, the service's own tables the
  * page shows (the school-policy options of src/domain/policy.ts, the health-professions programs of
- * src/domain/health-professions.ts, what each shadow-check reason means from src/domain/check-reasons.ts, and the
- * form's fields from the request-field table, src/schema/fields.ts), taken at build time so the page never keeps a
- * copy of them.
+ * src/domain/health-professions.ts, what each shadow-check reason means from src/domain/check-reasons.ts, the
+ * form's fields from the request-field table, src/schema/fields.ts, the award years and the rule set, and the
+ * columns of the bulk CSV layout from src/bulk/csv-layout.ts), taken at build time so the page never keeps a copy
+ * of them.
  * Its shape is declared for the page's TypeScript in src/web/service-tables.d.ts.
  *
  * The TypeScript is compiled for the browser by `tsc -p tsconfig.web.json` (DOM lib, ES modules, no bundler).
@@ -28,6 +29,9 @@ import { POLICY_OPTIONS } from '../src/domain/policy.ts';
 import { HEALTH_PROFESSIONS_TABLE } from '../src/domain/health-professions.ts';
 import { CHECK_REASON_TEXT } from '../src/domain/check-reasons.ts';
 import { REQUEST_FIELDS } from '../src/schema/fields.ts';
+import { supportedAwardYears } from '../src/domain/limits.ts';
+import { RULE_SET_ID } from '../src/domain/rule-set.ts';
+import { INPUT_COLUMNS } from '../src/bulk/csv-layout.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SRC = join(ROOT, 'src', 'web');
@@ -38,9 +42,10 @@ const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 /** The documents: each placeholder `%ASSETS%` becomes `/assets/<version>`. */
 const DOCUMENTS = ['index.html', 'docs.html'];
 const STYLES = ['page.css'];
-/** service-tables.js is made from the domain and the request-field table: their files are part of the source hash. */
+/** service-tables.js is made from the domain, the request-field table and the CSV layout: their files are hashed too. */
 const DOMAIN = join(ROOT, 'src', 'domain');
 const SCHEMA = join(ROOT, 'src', 'schema');
+const BULK = join(ROOT, 'src', 'bulk');
 
 export interface WebManifest {
   version: string;
@@ -68,6 +73,10 @@ export function sourceHash(): string {
       .filter((name) => name.endsWith('.ts'))
       .sort()
       .map((name) => join(SCHEMA, name)),
+    ...readdirSync(BULK)
+      .filter((name) => name.startsWith('csv-') && name.endsWith('.ts'))
+      .sort()
+      .map((name) => join(BULK, name)),
   );
   files.push(join(ROOT, 'tsconfig.web.json'), fileURLToPath(import.meta.url));
   return sha256(files.flatMap((file) => [file.slice(ROOT.length), readFileSync(file)]));
@@ -110,12 +119,15 @@ export function serviceTablesModule(): string {
   );
   const line = (name: string, value: unknown) => `export const ${name} = ${JSON.stringify(value)};\n`;
   return (
-    '// Written by scripts/build-web.ts from src/domain (policy.ts, health-professions.ts, check-reasons.ts) and\n' +
-    '// src/schema/fields.ts (the request fields).\n' +
+    '// Written by scripts/build-web.ts from src/domain (policy.ts, health-professions.ts, check-reasons.ts,\n' +
+    '// limits.ts, rule-set.ts), src/schema/fields.ts (the request fields) and src/bulk/csv-layout.ts (the columns).\n' +
     line('POLICY_OPTIONS', policy) +
     line('HEALTH_PROFESSIONS', programs) +
     line('REQUEST_FIELDS', fields) +
-    line('CHECK_REASON_TEXT', CHECK_REASON_TEXT)
+    line('CHECK_REASON_TEXT', CHECK_REASON_TEXT) +
+    line('AWARD_YEARS', supportedAwardYears()) +
+    line('RULE_SET', RULE_SET_ID) +
+    line('INPUT_COLUMNS', INPUT_COLUMNS)
   );
 }
 

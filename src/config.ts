@@ -14,13 +14,13 @@ import type { VariableDoc } from './config/variable-doc.ts';
 
 export { CONFIG_SECTIONS, type VariableDoc } from './config/variable-doc.ts';
 
-/** Variables whose value is never printed, and REDIS_URL, printed only redacted (src/redact.ts). */
-const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'QUEUE_SIGNING_KEY']);
+/** Variables whose value is never printed, and the URLs, printed only redacted (src/redact.ts). */
+const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'QUEUE_SIGNING_KEY', 'WEBHOOK_SECRET']);
 
 function shownValue(name: string, value: string | undefined): string {
   if (value === undefined) return '""';
   if (SECRET_VARIABLES.has(name)) return `a value of ${value.length} characters, not shown`;
-  if (name === 'REDIS_URL') return redactUrl(value);
+  if (name === 'REDIS_URL' || name === 'WEBHOOK_URL') return redactUrl(value);
   return JSON.stringify(value);
 }
 
@@ -88,6 +88,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(
       'Invalid configuration: QUEUE_SIGNING_KEY is required when REDIS_URL is set (at least 32 characters, the ' +
         'same on the API and every worker; generate one with: openssl rand -hex 32)',
+    );
+  }
+  if (parsed.data.WEBHOOK_URL && !parsed.data.WEBHOOK_SECRET) {
+    throw new ConfigError(
+      'Invalid configuration: WEBHOOK_SECRET is required when WEBHOOK_URL is set (at least 32 characters, the key ' +
+        'receivers verify Sor-Signature with; generate one with: openssl rand -hex 32)',
     );
   }
   const { REDIS_PREFIX, BULLMQ_PREFIX, ...rest } = parsed.data;

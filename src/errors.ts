@@ -17,6 +17,7 @@ import { REQUEST_BODY_ERRORS } from './errors/request-body.ts';
 import { ROUTING_ERRORS } from './errors/routing.ts';
 import { SERVICE_ERRORS } from './errors/service.ts';
 import { UPLOAD_ERRORS } from './errors/uploads.ts';
+import { WEBHOOK_ERRORS } from './errors/webhooks.ts';
 
 export { INTERNAL_MESSAGE, type ErrorEntry, type FieldError };
 
@@ -34,6 +35,7 @@ export const ERRORS = {
   ...JOB_ERRORS,
   ...ROUTING_ERRORS,
   ...ACCESS_ERRORS,
+  ...WEBHOOK_ERRORS,
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorName = keyof typeof ERRORS;

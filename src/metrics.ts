@@ -240,6 +240,13 @@ export const metrics = {
     labelNames: ['status'] as const,
     registers: [registry],
   }),
+  /** Webhook delivery attempts made by this process (src/webhooks/): delivered, failed (retried), given_up. */
+  webhookAttempts: new Counter({
+    name: 'sor_webhook_attempts_total',
+    help: 'Webhook delivery attempts made by this process, by outcome: delivered, failed (to be retried), given_up (the last).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  }),
 };
 
 type DurationSeries = LatencySeries;

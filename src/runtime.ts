@@ -18,7 +18,9 @@
  *  - without: the large runner stays the pool and async jobs use the local store (SQLite and files in JOBS_DIR:
  *    they survive a restart);
  *  - always: the /v1/jobs router and its OpenAPI paths, GET /metrics, and runners instrumented for metrics
- *    (chunk durations, rows and students processed).
+ *    (chunk durations, rows and students processed);
+ *  - with WEBHOOK_SECRET: the signed webhooks (src/webhooks/), their outbox in Redis or in JOBS_DIR, told of every
+ *    job's end (onJobEnded), their `callback` shown on the job, and closed after the jobs service drained.
  *
  * Redis: with REDIS_URL the process's connections come from src/redis.ts (redisFromConfig), made here once and
  * handed to the queue runner, the job store, the token store and the rate counters; closed last. The Redis side
@@ -51,6 +53,8 @@ import type { QueueRunner } from './queue/queue-runner.ts';
 import type { RedisConnections } from './redis.ts';
 import { createAccessControl } from './api/access-control.ts';
 import { jobsAccessRouter, withJobsAccessPaths } from './api/jobs-access.ts';
+import { jobView, type JobExtrasSource } from './api/job-view.ts';
+import { createWebhooks } from './webhooks/setup.ts';
 
 export interface Runtime {
   runners: { small: ChunkRunner; large: ChunkRunner };
@@ -93,6 +97,8 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
 
   const ctx: AppContext = { config, logger, runners: { small: queueParts.small, large }, readiness };
   const routers: Router[] = [bulkRouter(ctx), ...queueParts.routers];
+  // POST /mcp (MCP_HTTP=on): the MCP SDK is loaded only then. The app puts the /v1 guards in front of it.
+  if (config.MCP_HTTP) routers.push((await import('./mcp/http.ts')).mcpRouter(ctx));
   const access = createAccessControl(config, logger, redis);
 
   logger.info({ bulkThreads: pool.threads, largeRunner: large.kind }, 'runtime: bulk runners ready');
@@ -203,6 +209,11 @@ async function createQueueParts(
     jobsByStatus: () => store.counts(),
   });
 
+  // Signed webhooks when WEBHOOK_SECRET is set (src/webhooks/): told of every job's end, shown on the job.
+  const webhooks = await createWebhooks({ config, logger, redis, jobs: store, view: (record) => jobView(record) });
+  const extras: JobExtrasSource | undefined =
+    webhooks && (async (job) => ({ callback: await webhooks.callbackView(job) }));
+
   const jobs = new AsyncJobs({
     config,
     logger,
@@ -210,7 +221,9 @@ async function createQueueParts(
     jobsDir: config.JOBS_DIR,
     runners: { small, large },
     runBulk,
+    onJobEnded: webhooks && ((record) => webhooks.jobEnded(record)),
   });
+  webhooks?.start(); // after the jobs service: its first sweep sees the jobs as that service has them
 
   readiness.push(jobsStoreReadiness(jobs));
 
@@ -219,8 +232,8 @@ async function createQueueParts(
       ? (await import('./api/admin-queues.ts')).adminQueuesHandler(queue.queue, { readOnly: config.ADMIN_READ_ONLY })
       : undefined;
   const routers = [
-    jobsAccessRouter(jobs, { authRequired: config.AUTH_MODE === 'required' }),
-    jobsRouter(jobs, { maxBytes: config.BULK_MAX_BYTES, limits: uploadLimits(config) }),
+    jobsAccessRouter(jobs, { authRequired: config.AUTH_MODE === 'required', extras }),
+    jobsRouter(jobs, { maxBytes: config.BULK_MAX_BYTES, limits: uploadLimits(config), extras, webhooks }),
     opsRouter({
       // On the API's port unless ADMIN_PORT gives the dashboard a listener of its own (below).
       adminQueues: config.ADMIN_PORT === undefined ? dashboard : undefined,
@@ -271,6 +284,8 @@ async function createQueueParts(
       closing ??= (async () => {
         await adminListener?.close();
         await jobs.close(Math.min(JOBS_DRAIN_MS, config.SHUTDOWN_GRACE_MS));
+        await webhooks?.close();
+        await webhooks?.store.close();
         await store.close();
         await queue?.close();
         setGaugeSources({ queueDepth: undefined, jobsByStatus: undefined });

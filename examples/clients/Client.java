@@ -51,7 +51,9 @@ public class Client {
         }
         Files.write(out, body);
         long rows = text.lines().count() - 1;
-        long errors = text.lines().skip(1).filter(line -> line.contains(",error,")).count();
+        // The answer comes in the file's own delimiter (semicolons in, semicolons out) unless ?output_delimiter= asks.
+        String sep = delimiter.equals("semicolon") ? ";" : delimiter.equals("tab") ? "\t" : ",";
+        long errors = text.lines().skip(1).filter(line -> line.contains(sep + "error" + sep)).count();
         System.out.println(out + ": " + rows + " rows, " + errors + " with errors");
         System.exit(errors == 0 ? 0 : 2);
     }

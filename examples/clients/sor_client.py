@@ -14,6 +14,9 @@ import uuid
 
 import requests
 
+# The answer comes in the file's own delimiter (semicolons in, semicolons out), unless ?output_delimiter= asks.
+DELIMITERS = {"comma": ",", "semicolon": ";", "tab": "\t"}
+
 
 def upload(path, charset, delimiter):
     """The file as sent: gzip-compressed (the service counts its limits on the decompressed bytes)."""
@@ -37,10 +40,10 @@ def refused(res):
     return 1
 
 
-def save(text, out):
+def save(text, out, delimiter):
     with open(out, "w", encoding="utf-8", newline="") as f:
         f.write(text)
-    rows = list(csv.DictReader(io.StringIO(text)))
+    rows = list(csv.DictReader(io.StringIO(text), delimiter=DELIMITERS[delimiter]))
     errors = sum(1 for row in rows if row["row_status"] == "error")
     print(f"{out}: {len(rows)} rows, {errors} with errors")
     return 0 if errors == 0 else 2
@@ -52,7 +55,7 @@ def bulk(base, path, out, charset, delimiter):
     if res.status_code != 200:
         return refused(res)
     res.encoding = "utf-8"
-    return save(res.text, out)
+    return save(res.text, out, delimiter)
 
 
 def job(base, path, out, charset, delimiter):
@@ -72,7 +75,7 @@ def job(base, path, out, charset, delimiter):
         return 1
     result = requests.get(base + status["result_url"], headers={"Accept-Encoding": "gzip"}, timeout=600)
     result.encoding = "utf-8"
-    return save(result.text, out)
+    return save(result.text, out, delimiter)
 
 
 if __name__ == "__main__":

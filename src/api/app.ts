@@ -6,10 +6,12 @@
  *   POST /v1/calculate        src/api/calculate-route.ts (calculateHandler; the front door, src/api/front-door.ts,
  *                             calls the same handler for the exact URL without Express)
  *   POST /v1/calculate/worksheet  src/api/worksheet-route.ts (JSON, HTML or PDF by Accept)
+ *   POST /v1/calculate/compare    src/api/compare-route.ts (what-if scenarios against a base request)
  *   GET  /v1/openapi.json     built once per app from the zod schemas (src/api/openapi/document.ts)
  *   GET  /healthz, /readyz    src/api/health-route.ts
  *   GET  /, /assets, /docs    the page and the API reference: src/api/web-route.ts
- *   extra.routers             mounted in order, before the 404 handler
+ *   extra.routers             mounted in order, before the 404 handler (POST /mcp among them with MCP_HTTP=on,
+ *                             behind the same guards as /v1)
  *
  * Every response of the calculation paths (/v1/calculate, /v1/calculate/bulk, /v1/jobs…) carries the rule set
  * that made it in `X-Rule-Set` (rules.md §8a), set here once rather than in each route (and by the calculate
@@ -35,6 +37,7 @@ import {
   type CalculateHandler,
 } from './calculate-route.ts';
 import { worksheetRouter } from './worksheet-route.ts';
+import { compareRouter } from './compare-route.ts';
 import { errorMiddleware, sendError } from './error-envelope.ts';
 import { healthRouter } from './health-route.ts';
 import { createHttpLogger } from './http-log.ts';
@@ -64,6 +67,9 @@ export interface AppExtras {
 export const V1_PREFIX = '/v1';
 
 export const OPENAPI_PATH = '/v1/openapi.json';
+
+/** The MCP server over streamable HTTP (MCP_HTTP=on; src/mcp/http.ts): guarded as /v1 is. */
+export const MCP_PATH = '/mcp';
 
 /**
  * `calculate`: the one handler of POST /v1/calculate, when the caller (the front door) calls it too; built here
@@ -113,9 +119,12 @@ export function createApp(
   });
   const guards = extra.guards ?? [];
   if (guards.length > 0) app.use(V1_PREFIX, ...guards);
+  // The MCP door (a router of extra.routers when MCP_HTTP=on) answers student data as /v1 does: the same guards.
+  if (guards.length > 0 && ctx.config.MCP_HTTP) app.use(MCP_PATH, ...guards);
   app.all(OPENAPI_PATH, methodNotAllowed('GET'));
   app.use(calculateMethodsRouter());
   app.use(worksheetRouter(ctx));
+  app.use(compareRouter(ctx));
 
   app.use(healthRouter(ctx));
   // The aid officer's page (GET /, /assets) and the API reference (GET /docs): src/api/web-route.ts.

@@ -2,7 +2,8 @@
  * What an upload request says about its file besides the bytes: the charset (Content-Type's `charset`, or
  * `?charset=`; for multipart, the `file` part's own Content-Type, read from the body's start by `partCharset`
  * since the multipart parser does not report it), `?delimiter=comma|semicolon|tab`, `?extra_columns=strict|keep`,
- * `?bom=true|false` (CSV output for Excel), and `Content-Encoding: gzip`. Bad values are answered before the body
+ * `?bom=true|false` and `?output_delimiter=comma|semicolon|tab` (the CSV output: by default in the file's own
+ * delimiter), and `Content-Encoding: gzip`. Bad values are answered before the body
  * is read (a part's charset once its headers are): an unknown charset 415 with the supported list, an unknown
  * parameter value 400.
  */
@@ -16,6 +17,7 @@ import {
   DEFAULT_DIALECT,
   parseCharset,
   parseDelimiter,
+  withOutputDelimiter,
   type CsvCharset,
   type CsvDialect,
 } from '../bulk/csv-dialect.ts';
@@ -54,6 +56,11 @@ export function uploadDialect(req: Request, declared: readonly string[]): CsvDia
   const delimiterText = queryValue(req, 'delimiter', delimiterAllowed);
   const delimiter = delimiterText === undefined ? DEFAULT_DIALECT.delimiter : parseDelimiter(delimiterText);
   if (delimiter === undefined) throw appError('UPLOAD_PARAMETER', { name: 'delimiter', allowed: delimiterAllowed });
+  const outputText = queryValue(req, 'output_delimiter', delimiterAllowed);
+  const outputDelimiter = outputText === undefined ? undefined : parseDelimiter(outputText);
+  if (outputText !== undefined && outputDelimiter === undefined) {
+    throw appError('UPLOAD_PARAMETER', { name: 'output_delimiter', allowed: delimiterAllowed });
+  }
   const extra = queryValue(req, 'extra_columns', 'strict, keep')?.toLowerCase();
   if (extra !== undefined && extra !== 'strict' && extra !== 'keep') {
     throw appError('UPLOAD_PARAMETER', { name: 'extra_columns', allowed: 'strict, keep' });
@@ -63,12 +70,13 @@ export function uploadDialect(req: Request, declared: readonly string[]): CsvDia
     throw appError('UPLOAD_PARAMETER', { name: 'bom', allowed: 'true, false' });
   }
   queryPolicyChoices(req); // ?policy.<option>=<value>: checked here, before any row (src/api/policy-query.ts)
-  return {
+  const read: CsvDialect = {
     charset: charsets[0] ?? DEFAULT_DIALECT.charset,
     delimiter,
     extraColumns: extra ?? DEFAULT_DIALECT.extraColumns,
     bom: bom === 'true',
   };
+  return withOutputDelimiter(read, outputDelimiter); // absent: the output keeps the file's delimiter
 }
 
 /** `Content-Encoding` of an upload: none/identity, or gzip (x-gzip); undefined for anything else (415). */

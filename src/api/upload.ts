@@ -13,8 +13,12 @@
  *                     when the body could not be read to its end. A client that went away gets nothing.
  *
  * Multipart: exactly one file part, in the field `file` (a second file part, or a file under another name, is a
- * 400); small text fields are ignored. A body that is not valid multipart (no or bad boundary, truncated, bad part
- * headers, no file part) is a 400, never a 5xx.
+ * 400); small text fields (before or after the file) are handed to the caller as `fields`, which reads the ones it
+ * knows (POST /v1/jobs: `callback_url`) and ignores the rest. A body that is not valid multipart (no or bad
+ * boundary, truncated, bad part headers, no file part) is a 400, never a 5xx. The answer is the upload's first
+ * problem, whatever the size and however the body is sent: a file that fails its check (its charset, header,
+ * delimiter…) stops the reading of the body, and the multipart parser is destroyed mid-body; what that reports is
+ * not a problem of the upload.
  *
  * Slow and many uploads: at most UPLOAD_MAX_SPOOLING bodies are received into the spool at once (one more is a 503
  * service_busy with Retry-After, src/api/bulk-admission.ts), and a body must keep arriving at
@@ -138,6 +142,8 @@ export interface Upload {
   scan: PrescanResult;
   /** The dialect the file was checked in (the request's, or with the charset its multipart part declared). */
   dialect: CsvDialect | undefined;
+  /** The multipart body's text fields, each name with its values in order; empty for a raw CSV body. */
+  fields: ReadonlyMap<string, readonly string[]>;
   remove(): Promise<void>;
 }
 
@@ -211,6 +217,7 @@ async function receiveMultipart(
   sink: SpoolSink,
   limits: UploadLimits,
   gzip: boolean,
+  fields: Map<string, string[]>,
 ): Promise<void> {
   let bb: Busboy;
   try {
@@ -221,8 +228,14 @@ async function receiveMultipart(
   } catch (err) {
     throw malformed(err instanceof Error ? err.message : 'unreadable Content-Type'); // no or bad boundary
   }
+  // The upload's first problem is what the client is answered: the prescan's (the file's own: its charset, its
+  // header…) or the body's (a second file, a malformed or oversized body), whichever came first. Once reading
+  // stops on it, busboy is destroyed mid-body, and what that destruction reports ("Unexpected end of form", the
+  // file part cut short) is a consequence of stopping, never a problem of its own.
   let problem: AppError | undefined;
+  let stopped = false;
   const fail = (err: AppError) => {
+    if (stopped || sink.scan.failed !== undefined) return;
     problem ??= err;
   };
   let files = 0;
@@ -249,13 +262,12 @@ async function receiveMultipart(
           await sink.write(chunk as Buffer);
         }
       } catch (err) {
-        // A part cut short; when the prescan already failed, the part was cut on purpose (bb.destroy below).
-        if (sink.scan.failed === undefined) {
-          fail(malformed(err instanceof Error ? err.message : 'the file part is incomplete'));
-        }
+        // A part cut short (when reading stopped on a problem, the part was cut on purpose: fail ignores it).
+        fail(malformed(err instanceof Error ? err.message : 'the file part is incomplete'));
       }
     })();
   });
+  bb.on('field', (name: string, value: string) => fields.set(name, [...(fields.get(name) ?? []), value]));
   bb.on('filesLimit', () => fail(appError('MULTIPART_ONE_FILE')));
   bb.on('partsLimit', () => fail(malformed('too many parts')));
   bb.on('fieldsLimit', () => fail(malformed('too many fields')));
@@ -279,6 +291,7 @@ async function receiveMultipart(
     bb.end();
     await finished;
   } else {
+    stopped = true; // the rest of the body is rejectUpload's to drain
     bb.destroy();
   }
   await fileDone;
@@ -330,9 +343,10 @@ async function spoolUpload(
       dialect,
     });
   const sink = new SpoolSink(file, newScan, body.dialect, observer);
+  const fields = new Map<string, string[]>();
   try {
     if (kind === 'csv') await receiveRaw(req, sink, body.gzip === true);
-    else await receiveMultipart(req, sink, limits, body.gzip === true);
+    else await receiveMultipart(req, sink, limits, body.gzip === true, fields);
     await file.handle.close();
   } catch (err) {
     await file.handle.close().catch(() => undefined);
@@ -347,7 +361,7 @@ async function spoolUpload(
     await remove();
     throw result.problem;
   }
-  return { path: file.path, scan: result, remove, dialect: sink.dialect };
+  return { path: file.path, scan: result, remove, dialect: sink.dialect, fields };
 }
 
 /**

@@ -1,7 +1,9 @@
 /**
- * POST /v1/calculate/worksheet: one student, the same body and validation as POST /v1/calculate, answered with the
- * result and every step that made it (src/domain/trace.ts), in the format the Accept header asks for:
- *   application/json (also for no Accept or *\/*)  {rule_set, policy, result, steps}
+ * POST /v1/calculate/worksheet: one student, the same body and validation as POST /v1/calculate plus the optional
+ * `student` {name, id} (schema/student.ts: printed on the worksheet and in the PDF's file name, never logged or
+ * stored), answered with the summary (src/domain/summary.ts), the result and every step that made it
+ * (src/domain/trace.ts), in the format the Accept header asks for:
+ *   application/json (also for no Accept or *\/*)  {rule_set, policy, summary, result, steps}
  *   text/html                                      the printable worksheet (src/api/worksheet/html.ts)
  *   application/pdf                                the same as a PDF (src/api/worksheet/pdf.ts), laid out on a worker
  *                                                  thread within a time budget (worksheet/pdf-pool.ts): 503
@@ -14,8 +16,10 @@
 import { Router, type Request } from 'express';
 import { AppError, appError } from '../errors.ts';
 import { RULE_SET_ID } from '../domain/rule-set.ts';
+import { worksheetSummary } from '../domain/summary.ts';
 import { calculateWithTrace } from '../domain/trace.ts';
 import { parseCalculationRequest } from '../schema/request.ts';
+import { STUDENT_FIELD, parseStudent } from '../schema/student.ts';
 import type { WireWorksheet } from '../schema/worksheet.ts';
 import type { AppContext } from './context.ts';
 import { jsonParseOptions } from './calculate-route.ts';
@@ -24,7 +28,7 @@ import { readJsonObject } from './json-body.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 import { REQUEST_ID_HEADER } from './request-id.ts';
 import { type WorksheetDocument, wirePolicy } from './worksheet/content.ts';
-import { setWorksheetHeaders, setWorksheetHtmlHeaders } from './worksheet/headers.ts';
+import { setWorksheetHeaders, setWorksheetHtmlHeaders, worksheetPdfFilename } from './worksheet/headers.ts';
 import { renderWorksheetHtml } from './worksheet/html.ts';
 import { PDF_RETRY_AFTER_SECONDS, renderPdfOffThread } from './worksheet/pdf-pool.ts';
 
@@ -51,12 +55,17 @@ export function worksheetRouter(ctx: AppContext): Router {
       const format = negotiateWorksheet(req);
       if (format === null) throw appError('WORKSHEET_NOT_ACCEPTABLE');
       const body = await readJsonObject(req, res, limit);
-      const parsed = parseCalculationRequest(body, parseOptions);
-      if (!parsed.ok) {
-        sendError(res, validationFailure(parsed.fieldErrors));
+      // `student` is the worksheet's own field: validated apart, never logged or stored (schema/student.ts).
+      const { [STUDENT_FIELD]: studentField, ...request } = body;
+      const parsed = parseCalculationRequest(request, parseOptions);
+      const student = parseStudent(studentField);
+      if (!parsed.ok || !student.ok) {
+        const fieldErrors = [...(parsed.ok ? [] : parsed.fieldErrors), ...(student.ok ? [] : student.fieldErrors)];
+        sendError(res, validationFailure(fieldErrors));
         return;
       }
       const { result, steps } = calculateWithTrace(parsed.value);
+      const summary = worksheetSummary(parsed.value, result, steps, student.value);
       res.status(200);
       res.setHeader('Cache-Control', 'no-store');
       res.setHeader('Vary', 'Accept');
@@ -64,6 +73,7 @@ export function worksheetRouter(ctx: AppContext): Router {
         const worksheet: WireWorksheet = {
           rule_set: RULE_SET_ID,
           policy: wirePolicy(parsed.value.policy),
+          summary,
           result,
           steps,
         };
@@ -76,6 +86,7 @@ export function worksheetRouter(ctx: AppContext): Router {
         generatedAt: clock(),
         requestId: String(res.getHeader(REQUEST_ID_HEADER) ?? ''),
         input: parsed.value,
+        summary,
         result,
         steps,
       };
@@ -99,7 +110,7 @@ export function worksheetRouter(ctx: AppContext): Router {
         res.off('close', onClose);
       }
       res.setHeader('Content-Type', 'application/pdf');
-      res.setHeader('Content-Disposition', 'inline; filename="worksheet.pdf"');
+      res.setHeader('Content-Disposition', `inline; filename="${worksheetPdfFilename(summary)}"`);
       res.end(pdf);
     } catch (err) {
       if (err instanceof AppError && (err.entry === 'WORKSHEET_PDF_BUSY' || err.entry === 'WORKSHEET_PDF_TIMEOUT')) {

@@ -5,6 +5,7 @@
  *
  *   {"v":1,"f":"csv","h":[header cells],"s":[student, ...]}
  *   {"v":2,"f":"csv","p":{option:value, ...},"h":[...],"s":[...]}   (a file under a school policy)
+ *   {"v":3,"f":"csv","d":";","p":{...}?,"h":[...],"s":[...]}          (CSV output with another delimiter)
  *   {"v":1,"f":"csv","o":1,"h":[...],"s":[...]}                       (an async job's chunk: every output)
  *   student = {"l":[line, ...], "c":[row, ...], "e":[row error | null, ...]?, "x":{"f":field,"m":message}?}
  *   row = "raw line" (a record without quotes: its cells are the line split on commas) | ["cell", ...]
@@ -19,10 +20,15 @@
  * Only a non-default policy is written, and it makes the payload version 2: a worker that predates policies
  * refuses the chunk as malformed instead of computing it under the default.
  *
+ * `d` is the CSV output's delimiter when it is not a comma (`;` or TAB: a semicolon file is answered in semicolons,
+ * csv-dialect.ts). It makes the payload version 3 (with or without `p`), for the same reason: a worker that
+ * predates it refuses the chunk instead of writing comma rows into a semicolon file.
+ *
  * `o: 1` asks for every output of the chunk at once (an async job's run, src/jobs/job-run.ts): the CSV rows, the
  * NDJSON lines and the error rows, as three sections of the outcome (ChunkOutcome.parts); `f` is then the format
  * the job was asked for, which the pipeline writes to its main output.
  */
+import type { CsvDelimiter } from './csv-dialect.ts';
 import {
   DEFAULT_POLICY,
   isDefaultPolicy,
@@ -54,10 +60,12 @@ export interface PayloadStudent {
 }
 
 export interface ChunkPayload {
-  v: 1 | 2;
+  v: 1 | 2 | 3;
   f: BulkFormat;
-  /** The file's school policy, every option (version 2 only; absent: DEFAULT_POLICY). */
+  /** The file's school policy, every option (versions 2 and 3; absent: DEFAULT_POLICY). */
   p?: SchoolPolicy;
+  /** The CSV output's delimiter when not a comma (version 3 only; absent: a comma). */
+  d?: CsvDelimiter;
   /** 1: render every output (CSV, NDJSON, error rows); absent: the format `f` only. */
   o?: 1;
   h: string[];
@@ -95,17 +103,27 @@ export class ChunkBuilder {
   /** Approximate characters of cell text in the chunk being built. */
   chars = 0;
 
-  /** `allOutputs`: every chunk renders the CSV, NDJSON and error-row outputs (payload `o`). */
+  /**
+   * `options.delimiter`: the CSV output's delimiter (payload `d`; a comma when absent); `options.allOutputs`: every
+   * chunk renders the CSV, NDJSON and error-row outputs (payload `o`).
+   */
   constructor(
     format: BulkFormat,
     header: readonly string[],
     policy: SchoolPolicy = DEFAULT_POLICY,
-    allOutputs = false,
+    options: { delimiter?: CsvDelimiter; allOutputs?: boolean } = {},
   ) {
+    const delimiter = options.delimiter ?? ',';
+    const f = JSON.stringify(format);
+    const p = isDefaultPolicy(policy) ? '' : `,"p":${JSON.stringify(policy)}`;
+    const o = options.allOutputs === true ? ',"o":1' : '';
+    const writesCsv = format === 'csv' || options.allOutputs === true;
     const head =
-      (isDefaultPolicy(policy)
-        ? `{"v":1,"f":${JSON.stringify(format)}`
-        : `{"v":2,"f":${JSON.stringify(format)},"p":${JSON.stringify(policy)}`) + (allOutputs ? ',"o":1' : '');
+      delimiter !== ',' && writesCsv
+        ? `{"v":3,"f":${f},"d":${JSON.stringify(delimiter)}${p}${o}`
+        : p === ''
+          ? `{"v":1,"f":${f}${o}`
+          : `{"v":2,"f":${f}${p}${o}`;
     this.prefix = Buffer.from(`${head},"h":${JSON.stringify(header)},"s":[`, 'utf8');
   }
 
@@ -227,15 +245,16 @@ export function decodePayload(payload: string): ChunkPayload {
   if (
     p === null ||
     typeof p !== 'object' ||
-    (p.v !== 1 && p.v !== 2) ||
+    (p.v !== 1 && p.v !== 2 && p.v !== 3) ||
     (p.f !== 'csv' && p.f !== 'ndjson') ||
     !isStringArray(p.h) ||
     !Array.isArray(p.s)
   ) {
     throw malformedPayload();
   }
-  if (p.v === 2) p.p = payloadPolicy(p.p);
+  if (p.v === 2 || (p.v === 3 && p.p !== undefined)) p.p = payloadPolicy(p.p);
   else if (p.p !== undefined) throw malformedPayload();
+  if (p.v === 3 ? p.d !== ';' && p.d !== '\t' : p.d !== undefined) throw malformedPayload();
   if (p.o !== undefined && p.o !== 1) throw malformedPayload();
   for (const s of p.s as unknown[]) {
     const st = s as Partial<PayloadStudent> | null;

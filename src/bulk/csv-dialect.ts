@@ -1,7 +1,9 @@
 /**
  * How an uploaded bulk file is written, as its sender declares it (Content-Type charset, query parameters, CLI
- * options): its charset, its delimiter, whether columns outside the layout are kept, and whether the CSV output
- * starts with a byte order mark for Excel. The default is the v1 layout exactly: UTF-8, commas, strict columns.
+ * options): its charset, its delimiter, whether columns outside the layout are kept, and how the CSV output is
+ * written: with the file's own delimiter unless another is asked for (a semicolon file from European Excel is
+ * answered in semicolons, which the same Excel opens), and with a byte order mark for Excel if asked. The default
+ * is the v1 layout exactly: UTF-8, commas, strict columns.
  */
 
 /** The charsets a bulk file may be declared in (names as iconv-lite knows them). */
@@ -60,6 +62,11 @@ export interface CsvDialect {
   extraColumns: ExtraColumns;
   /** CSV output starts with a UTF-8 byte order mark (Excel then reads it as UTF-8). */
   bom: boolean;
+  /**
+   * The CSV output's delimiter when it is not the input's (`?output_delimiter=`, `--output-delimiter`); absent:
+   * the input's. Set only when it differs (withOutputDelimiter), so equal dialects have equal keys.
+   */
+  outputDelimiter?: CsvDelimiter;
 }
 
 export const DEFAULT_DIALECT: Readonly<CsvDialect> = Object.freeze({
@@ -69,16 +76,29 @@ export const DEFAULT_DIALECT: Readonly<CsvDialect> = Object.freeze({
   bom: false,
 });
 
+/** The delimiter the CSV output is written with: the one asked for, else the input's. */
+export function outputDelimiterOf(d: Pick<CsvDialect, 'delimiter' | 'outputDelimiter'>): CsvDelimiter {
+  return d.outputDelimiter ?? d.delimiter;
+}
+
+/** The dialect with the output written in `output` (undefined: the input's delimiter). */
+export function withOutputDelimiter(d: CsvDialect, output: CsvDelimiter | undefined): CsvDialect {
+  const { outputDelimiter: _dropped, ...rest } = d;
+  return output === undefined || output === d.delimiter ? rest : { ...rest, outputDelimiter: output };
+}
+
 export function isDefaultDialect(d: CsvDialect): boolean {
   return (
     d.charset === DEFAULT_DIALECT.charset &&
     d.delimiter === DEFAULT_DIALECT.delimiter &&
     d.extraColumns === DEFAULT_DIALECT.extraColumns &&
-    d.bom === DEFAULT_DIALECT.bom
+    d.bom === DEFAULT_DIALECT.bom &&
+    outputDelimiterOf(d) === DEFAULT_DIALECT.delimiter
   );
 }
 
 /** A short stable text of a dialect (part of an async job's fingerprint: the same bytes read otherwise differ). */
 export function dialectKey(d: CsvDialect): string {
-  return `${d.charset};${delimiterName(d.delimiter) ?? 'comma'};${d.extraColumns};${d.bom ? 'bom' : ''}`;
+  const out = outputDelimiterOf(d) === d.delimiter ? '' : `;out=${delimiterName(outputDelimiterOf(d)) ?? 'comma'}`;
+  return `${d.charset};${delimiterName(d.delimiter) ?? 'comma'};${d.extraColumns};${d.bom ? 'bom' : ''}${out}`;
 }

@@ -6,10 +6,12 @@
  *
  * Cell conventions:
  *  - Cells are used verbatim (no trimming): `" 5"` is rejected exactly as the JSON string `" 5"` would be.
+ *  - Booleans and enum values may be spelled as SIS exports write them (src/bulk/cell-spellings.ts: `Y`, `No`,
+ *    `Dependent`, COD grade level codes); the JSON API stays strict.
  *  - Empty cell: optional term columns → null; optional student columns → the request default (omitted);
  *    required columns → "is required".
- *  - Booleans (is_legacy_borrower, plus_denied, final_period_of_program): true/false, yes/no, 1/0, any letter
- *    case.
+ *  - Booleans (is_legacy_borrower, plus_denied, final_period_of_program): true/false, yes/no, y/n, 1/0, any
+ *    letter case.
  *  - subsidized_amount: no column or an empty cell leaves it out of the request (0, with the rules.md §7 warning
  *    that no subsidized eligibility was assumed); "0" is an explicit 0.
  *  - award_year: the award year's id as text ("2026-27"); empty = the request default (the one in force today).
@@ -19,8 +21,9 @@
  *  - The school policy is not a column: one policy per file (rules.md §10), given by the caller
  *    (`policy.<option>` query parameters, `sor bulk --policy`) and passed to `validateStudentRows`.
  *  - Credit and money columns are passed as decimal strings, so "10.5" is exact.
- *  - Student-level columns may repeat on every row of the student (the same text exactly) or be given on its
- *    first row only; any other value on a later row is an error for the student.
+ *  - Student-level columns may repeat on every row of the student (the same text, or another spelling of the same
+ *    boolean or enum value) or be given on its first row only; any other value on a later row is an error for the
+ *    student.
  */
 import { appError, type FieldError } from '../errors.ts';
 import { parseCalculationRequest } from '../schema/request.ts';
@@ -29,6 +32,14 @@ import type { SchoolPolicy } from '../domain/policy.ts';
 import { STUDENT_FIELDS as REQUEST_STUDENT_FIELDS, TERM_FIELDS } from '../schema/fields.ts';
 import type { ExtraColumns } from './csv-dialect.ts';
 import { delimiterHint, nearestColumn } from './header-hints.ts';
+import {
+  BOOLEAN_SPELLINGS,
+  enumCell,
+  enumMessage,
+  parseBoolean,
+  readEnumCell,
+  type EnumCell,
+} from './cell-spellings.ts';
 
 /** A request field with a CSV column (terms are rows and the policy is the file's: they have none). */
 type ColumnField<F extends { column: string }> = F extends { column: '' } ? never : F;
@@ -168,28 +179,6 @@ export function readHeader(cells: readonly string[], options: HeaderOptions = {}
   return { header: kept, columns, width: kept.length, col, outputNames, fileWidth: cells.length, ignored };
 }
 
-/** A boolean cell's spellings, in any letter case: [true, false] pairs. */
-export const BOOLEAN_CELLS = [
-  ['true', 'false'],
-  ['yes', 'no'],
-  ['1', '0'],
-] as const;
-/** "yes/no, 1/0": the spellings besides true/false, as messages and the OpenAPI column table say them. */
-export const BOOLEAN_SPELLINGS = BOOLEAN_CELLS.slice(1)
-  .map(([t, f]) => `${t}/${f}`)
-  .join(', ');
-const BOOLEAN_VALUES: ReadonlyMap<string, boolean> = new Map(
-  BOOLEAN_CELLS.flatMap(([t, f]) => [
-    [t, true],
-    [f, false],
-  ]),
-);
-
-/** true/false, yes/no, 1/0 in any letter case; undefined for anything else. */
-export function parseBoolean(cell: string): boolean | undefined {
-  return BOOLEAN_VALUES.get(cell.toLowerCase());
-}
-
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 
 /** A problem on one row of a student: `field` is the CSV column ('' for the row as a whole). */
@@ -220,11 +209,12 @@ export function studentCell(
   index: number,
   column: string,
   errors: RowFieldError[],
+  same?: (a: string, b: string) => boolean,
 ): string {
   const value = cellOf(rows[0]!, index);
   for (let r = 1; r < rows.length; r++) {
     const other = cellOf(rows[r]!, index);
-    if (other === '' || other === value) continue;
+    if (other === '' || other === value || (same !== undefined && value !== '' && same(value, other))) continue;
     errors.push({
       row: r,
       field: column,
@@ -260,7 +250,7 @@ export function validateStudentRows(
   for (const field of STUDENT_CELLS) {
     const index = layout.col[field.column];
     if (index < 0) continue;
-    const value = studentCell(rows, lines, index, field.column, errors);
+    const value = studentCell(rows, lines, index, field.column, errors, field.same);
     if (value === '') continue; // default
     setStudentValue(body, field, value, errors);
   }
@@ -283,7 +273,12 @@ export function validateStudentRows(
 
   const parsed = parseCalculationRequest(body, policy === undefined ? undefined : { policy });
   if (parsed.ok && errors.length === 0) return { ok: true, input: parsed.value };
-  if (!parsed.ok) for (const fe of parsed.fieldErrors) errors.push(toRowError(fe, rows.length));
+  if (!parsed.ok) {
+    // A student cell refused above (row 0: a later row's errors are contradictions) is left out of the body: the
+    // schema's "is required" for it would say it twice.
+    const refused = new Set(errors.filter((e) => e.row === 0).map((e) => e.field));
+    for (const fe of parsed.fieldErrors) if (!refused.has(fe.field)) errors.push(toRowError(fe, rows.length));
+  }
   return { ok: false, errors };
 }
 
@@ -291,22 +286,43 @@ export function validateStudentRows(
 interface StudentCell {
   column: StudentColumnField['column'];
   name: string;
-  /** 'boolean' and 'integer' cells are typed; every other value goes to the schema as text. */
-  kind: 'boolean' | 'integer' | 'text';
+  /** 'boolean', 'integer' and 'enum' cells are read here; every other value goes to the schema as text. */
+  kind: 'boolean' | 'integer' | 'enum' | 'text';
   /** An integer cell's message when it is not a number. */
   notNumber: string;
+  /** An enum cell's spellings (cell-spellings.ts); undefined for other kinds. */
+  enum: EnumCell | undefined;
+  /** Two spellings of one value (booleans and enums: `Y` and `yes`); undefined where only the same text is. */
+  same: ((a: string, b: string) => boolean) | undefined;
 }
-const STUDENT_CELLS: readonly StudentCell[] = STUDENT_COLUMN_FIELDS.map(({ column, name, type }) => ({
-  column,
-  name,
-  kind: type.kind === 'boolean' || type.kind === 'integer' ? type.kind : 'text',
-  notNumber: type.kind === 'integer' ? `must be a whole number from ${type.min} to ${type.max}, or empty` : '',
-}));
+const sameBoolean = (a: string, b: string) => {
+  const x = parseBoolean(a);
+  return x !== undefined && x === parseBoolean(b);
+};
+const STUDENT_CELLS: readonly StudentCell[] = STUDENT_COLUMN_FIELDS.map(({ column, name, type }) => {
+  const spelled = type.kind === 'enum' ? enumCell(column, type.values) : undefined;
+  return {
+    column,
+    name,
+    kind: type.kind === 'boolean' || type.kind === 'integer' || type.kind === 'enum' ? type.kind : 'text',
+    notNumber: type.kind === 'integer' ? `must be a whole number from ${type.min} to ${type.max}, or empty` : '',
+    enum: spelled,
+    same:
+      type.kind === 'boolean'
+        ? sameBoolean
+        : spelled === undefined
+          ? undefined
+          : (a: string, b: string) => {
+              const x = readEnumCell(spelled, a);
+              return x !== undefined && x === readEnumCell(spelled, b);
+            },
+  };
+});
 /** How a term cell is read: an empty cell of a nullable field is null, of a required one left out. */
 const TERM_CELLS: readonly { column: TermColumnField['column']; name: string; nullable: boolean }[] =
   TERM_COLUMN_FIELDS.map(({ column, name, nullable }) => ({ column, name, nullable }));
 
-/** A student-level cell into the request body: booleans and whole numbers typed, every other value as text. */
+/** A student-level cell into the request body: booleans, enum spellings and whole numbers read, the rest as text. */
 function setStudentValue(body: Record<string, unknown>, cell: StudentCell, value: string, errors: RowFieldError[]) {
   if (cell.kind === 'boolean') {
     const b = parseBoolean(value);
@@ -319,6 +335,12 @@ function setStudentValue(body: Record<string, unknown>, cell: StudentCell, value
     } else {
       body[cell.name] = b;
     }
+  } else if (cell.kind === 'enum') {
+    // A spelling of one of the table's values (any letter case, COD codes); the schema still checks the value.
+    const v = readEnumCell(cell.enum!, value);
+    if (v === undefined)
+      errors.push({ row: 0, field: cell.column, message: enumMessage(cell.column, cell.enum!, value) });
+    else body[cell.name] = v;
   } else if (cell.kind === 'integer') {
     // Read as a number; the schema checks the range and says it again.
     if (DECIMAL.test(value)) body[cell.name] = Number(value);

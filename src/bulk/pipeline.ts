@@ -22,7 +22,7 @@
  * results add up to (`progress.stats`, src/bulk/result-stats.ts).
  */
 import { createBulkDecoder, createBulkReader, DEFAULT_BULK_TEXT_LIMITS } from './bulk-reader.ts';
-import { DEFAULT_DIALECT, type CsvDialect } from './csv-dialect.ts';
+import { DEFAULT_DIALECT, outputDelimiterOf, type CsvDialect } from './csv-dialect.ts';
 import { shapeRecord } from './record-shape.ts';
 import type { Readable, Writable } from 'node:stream';
 import type { Config } from '../config.ts';
@@ -93,11 +93,17 @@ export interface RunBulkOptions {
    * appeared: every row of each becomes an error row, its first group included.
    */
   nonContiguous?: ReadonlyMap<string, number>;
+  /**
+   * The line of the user's file where a record of `input` starts, when `input` is a copy in another order
+   * (`sor bulk --sort`): messages name the user's lines. Default: the input's own lines.
+   */
+  lineOf?: (line: number) => number;
   /** Aborts reading and writing (client gone, Ctrl-C); runBulk then rejects with the signal's reason. */
   signal?: AbortSignal;
   /**
-   * How the file is written (charset, delimiter, extra columns) and whether the CSV output starts with a byte
-   * order mark; default: UTF-8, commas, strict columns, no BOM (src/bulk/csv-dialect.ts).
+   * How the file is written (charset, delimiter, extra columns) and how the CSV output is (its delimiter: the
+   * file's unless another is asked for; a byte order mark); default: UTF-8, commas, strict columns, no BOM
+   * (src/bulk/csv-dialect.ts).
    */
   dialect?: CsvDialect;
   /**
@@ -178,7 +184,10 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
   const start = async (chosen: ChunkRunner) => {
     runner = chosen;
     const l = layout!;
-    builder = new ChunkBuilder(format, l.header, options.policy, outputs !== undefined);
+    builder = new ChunkBuilder(format, l.header, options.policy, {
+      delimiter: outputDelimiterOf(dialect),
+      allOutputs: outputs !== undefined,
+    });
     const b = builder;
     grouper = new StudentGrouper(
       l.col.student_id,
@@ -211,7 +220,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
     );
     if (tally !== undefined) progress.checks = tally.summary();
     options.onStart?.(chosen);
-    const header = (dialect.bom ? '\ufeff' : '') + outputHeaderLine(l);
+    const header = (dialect.bom ? '\ufeff' : '') + outputHeaderLine(l, outputDelimiterOf(dialect));
     if (outputs !== undefined) {
       await writeText(outputs.csv, header, signal);
       await writeText(outputs.errors, header, signal);
@@ -234,6 +243,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
         continue;
       }
       dataRows++;
+      if (options.lineOf !== undefined) record.line = options.lineOf(record.line);
       if (scheduler === undefined) {
         if (maxRows !== undefined && dataRows > maxRows) {
           throw appError('CSV_TOO_MANY_ROWS', { maxRows });

@@ -7,9 +7,10 @@
  *          valid in the declared charset (src/bulk/text-decoding.ts), an empty file, a malformed or invalid
  *          header row;
  *      413 more bytes than `maxBytes` or more data rows than `maxRows`;
- *  - the students whose rows are not contiguous (an id that comes back after other students, e.g. a file sorted
- *    by term), each with the line where it first appeared. These are single-student problems: the pipeline makes
- *    every row of such a student an error row (RunBulkOptions.nonContiguous), its first group included.
+ *  - the students whose rows are not contiguous (an id that comes back after other students), each with the line
+ *    where it first appeared. A few are single-student problems: the pipeline makes every row of such a student an
+ *    error row (RunBulkOptions.nonContiguous), its first group included. When most students are (a file sorted by
+ *    term), the file is refused with a 400 that says to sort it by student (student-runs.ts says why and where).
  *
  * It reads records with the pipeline's own CsvRecordReader, so its line numbers and row count are the pipeline's.
  * Memory: the exact StudentIdSet (about 20-50 bytes per student, off the JS heap) plus the ids found
@@ -23,7 +24,7 @@ import { CSV_CHARSETS, DEFAULT_DIALECT, isDefaultDialect, type CsvDialect } from
 import { shapeRecord } from './record-shape.ts';
 import { firstInvalidChar, type BulkTextDecoder } from './text-decoding.ts';
 import { readHeader, type CsvLayout } from './csv-layout.ts';
-import { StudentIdSet } from './group-students.ts';
+import { StudentRuns } from './student-runs.ts';
 
 export interface PrescanLimits {
   maxBytes?: number;
@@ -41,10 +42,12 @@ export interface PrescanResult {
   /** Data rows (records after the header), as the pipeline counts them. */
   rows: number;
   bytes: number;
-  /** Runs of contiguous rows with one student_id. */
+  /** Students as the pipeline counts them: runs of contiguous rows with one student_id (student-runs.ts). */
   students: number;
-  /** The first file-level problem (an AppError 400 or 413 naming its line), if any. */
+  /** The first file-level problem (an AppError 400 or 413 naming its line, or the file is sorted by term), if any. */
   problem: AppError | undefined;
+  /** The problem is that the file is sorted by term (`sor bulk --sort` sorts such a file instead). */
+  termSorted: boolean;
   /** student_id → line where it first appeared, for every student whose rows are not contiguous. */
   nonContiguous: ReadonlyMap<string, number>;
 }
@@ -104,23 +107,21 @@ export class Prescan {
   private readonly textDecoder: BulkTextDecoder | undefined;
   private readonly reader: CsvRecordReader;
   private readonly records: CsvRecord[] = [];
-  /** Every student_id seen, with its first line; dropped at end() (only `nonContiguous` outlives the scan). */
-  private seen: StudentIdSet | undefined = new StudentIdSet();
-  private readonly nonContiguous = new Map<string, number>();
+  /** The order of the students: counts, the non-contiguous ones, a file sorted by term. */
+  private readonly runs = new StudentRuns();
+  private termSorted = false;
   private layout: CsvLayout | undefined;
   private problem: AppError | undefined;
   private rows = 0;
   private bytes = 0;
   /** The file's first byte (a UTF-16 byte order mark starts with 0xff or 0xfe, which UTF-8 never has). */
   private firstByte: number | undefined;
-  private students = 0;
   /** Line feeds in the bytes before the current chunk (for the line of an encoding error). */
   private lineFeeds = 0;
   /** Bytes of an incomplete UTF-8 sequence carried to the next chunk (for locating an encoding error). */
   private carry: Uint8Array = new Uint8Array(0);
   /** The first bytes of the current physical line (to name the student of a line with an encoding error). */
   private lineHead: Uint8Array = new Uint8Array(0);
-  private lastId: string | undefined;
   private ended = false;
   /**
    * Decoded text of the current physical line, not yet given to the reader: the reader is fed whole lines only,
@@ -205,15 +206,20 @@ export class Prescan {
       if (this.problem === undefined && this.layout === undefined) {
         this.problem = appError('CSV_EMPTY');
       }
-      this.seen = undefined;
+      const sorted = this.runs.end();
+      if (this.problem === undefined && sorted !== undefined) {
+        this.problem = sorted;
+        this.termSorted = true;
+      }
     }
     return {
       layout: this.problem === undefined ? this.layout : undefined,
       rows: this.rows,
       bytes: this.bytes,
-      students: this.students,
+      students: this.runs.students,
       problem: this.problem,
-      nonContiguous: this.nonContiguous,
+      termSorted: this.termSorted,
+      nonContiguous: this.runs.nonContiguous,
     };
   }
 
@@ -371,12 +377,7 @@ export class Prescan {
       });
       return;
     }
-    if (id === this.lastId) return;
-    this.lastId = id;
-    this.students++;
-    if (id === '') return;
-    const first = this.seen!.addOrGet(id, record.line);
-    if (first !== 0 && !this.nonContiguous.has(id)) this.nonContiguous.set(id, first);
+    this.runs.add(id, record.line);
   }
 }
 

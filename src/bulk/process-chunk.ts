@@ -20,7 +20,8 @@ import type { SchoolPolicy } from '../domain/policy.ts';
 import type { ChunkOutcome } from './runner.ts';
 import { decodePayload, type ChunkPayload, type PayloadStudent } from './chunk-payload.ts';
 import { readHeader, validateStudentRows, type CsvLayout, type RowFieldError } from './csv-layout.ts';
-import { checkCellsText, errorRowLine, okRowLine, studentResultCells } from './output-csv.ts';
+import { checkCellsText, writeErrorRow, writeOkStudent } from './output-csv.ts';
+import { ByteSink } from './byte-sink.ts';
 import { hasSisColumns, readSisFigures, shadowCheck, type ShadowCheck } from './shadow-check.ts';
 import { countCheck, emptyCheckSummary } from './shadow-summary.ts';
 import { StatsCounter } from './result-stats.ts';
@@ -145,58 +146,9 @@ const MAX_OUTPUT_HINT_BYTES = 16 * 1024 * 1024;
  */
 const OUTPUT_BYTES_PER_PAYLOAD_CHAR = 8;
 
-/** Where a chunk's output lines go: one string, or UTF-8 bytes written as they come (no large string). */
-class Output {
-  private text = '';
-  private buf: Buffer | undefined;
-  private used = 0;
-
-  /** `sizeHint`: the expected output bytes; a buffer is allocated at that size when none (or a smaller one) is lent. */
-  constructor(bytes: boolean, initial: ArrayBuffer | undefined, sizeHint = 0) {
-    if (!bytes) return;
-    const size = Math.min(Math.max(MIN_OUTPUT_BYTES, sizeHint), MAX_OUTPUT_HINT_BYTES);
-    this.buf =
-      initial !== undefined && initial.byteLength >= size ? Buffer.from(initial) : Buffer.allocUnsafeSlow(size);
-  }
-
-  add(line: string): void {
-    const buf = this.buf;
-    if (buf === undefined) {
-      this.text += line;
-      return;
-    }
-    // UTF-8 needs at most 3 bytes per UTF-16 code unit.
-    if (this.used + line.length * 3 > buf.length) this.grow(line.length * 3);
-    this.used += this.buf!.write(line, this.used, 'utf8');
-  }
-
-  /** Bytes written so far (byte output only). */
-  get size(): number {
-    return this.used;
-  }
-
-  /** Appends another output's bytes, or its text as UTF-8 (byte output only). */
-  append(other: Output): void {
-    if (other.buf === undefined) {
-      this.add(other.text);
-      return;
-    }
-    if (this.used + other.used > this.buf!.length) this.grow(other.used);
-    this.used += other.buf.copy(this.buf!, this.used, 0, other.used);
-  }
-
-  private grow(need: number): void {
-    const old = this.buf!;
-    const next = Buffer.allocUnsafeSlow(Math.max(old.length * 2, this.used + need));
-    old.copy(next, 0, 0, this.used);
-    this.buf = next;
-  }
-
-  finish(): { text: string; bytes?: Uint8Array } {
-    if (this.buf === undefined) return { text: this.text };
-    // A view on a buffer of its own (allocUnsafeSlow or the recycled one, never the shared pool): transferable.
-    return { text: '', bytes: new Uint8Array(this.buf.buffer, this.buf.byteOffset, this.used) };
-  }
+/** A chunk's output buffer of about `sizeHint` bytes (bounded), or the lent one when it is large enough. */
+function outputSink(sizeHint: number, initial?: ArrayBuffer): ByteSink {
+  return new ByteSink(Math.min(Math.max(MIN_OUTPUT_BYTES, sizeHint), MAX_OUTPUT_HINT_BYTES), initial);
 }
 
 /**
@@ -214,15 +166,17 @@ function run(
 ): ChunkOutcome {
   const layout = layoutFor(payload.h);
   const width = layout.width;
+  const d = payload.d ?? ','; // the CSV output's delimiter
   const sis = hasSisColumns(layout);
-  const noCheck = sis ? checkCellsText(null) : '';
+  const noCheck = sis ? checkCellsText(null, d) : '';
   const checks = sis ? emptyCheckSummary() : undefined;
   const counter = new StatsCounter();
   // A job's chunk renders all three outputs into one byte buffer: CSV, then NDJSON, then the CSV's error rows.
   const all = payload.o === 1;
-  const out = new Output(bytes || all, initial, all ? sizeHint * ALL_OUTPUTS_SIZE_FACTOR : sizeHint);
-  const ndjsonOut = all ? new Output(true, undefined, sizeHint) : out;
-  const errorsOut = all ? new Output(false, undefined) : undefined;
+  // Written as UTF-8 bytes (output-csv.ts writes rows cell by cell); decoded once at the end for a text outcome.
+  const out = outputSink(all ? sizeHint * ALL_OUTPUTS_SIZE_FACTOR : sizeHint, initial);
+  const ndjsonOut = all ? outputSink(sizeHint) : out;
+  const errorsOut = all ? new ByteSink(0) : undefined;
   const writeCsv = all || payload.f === 'csv';
   const writeNdjson = all || payload.f === 'ndjson';
   let rows = 0;
@@ -237,13 +191,10 @@ function run(
     if (checks !== undefined && verdict.ok && verdict.check !== undefined) countCheck(checks, verdict.check);
     if (verdict.ok) {
       counter.ok(verdict.result);
-      if (writeNdjson) ndjsonOut.add(okNdjsonLine(studentIdOf(student, layout), verdict.result, verdict.check));
+      if (writeNdjson) ndjsonOut.text(okNdjsonLine(studentIdOf(student, layout), verdict.result, verdict.check));
       if (!writeCsv) continue;
-      const shared = studentResultCells(verdict.result);
-      const checkCells = verdict.check === undefined ? '' : checkCellsText(verdict.check);
-      for (let r = 0; r < n; r++) {
-        out.add(okRowLine(student.c[r]!, width, shared, verdict.result.terms[r]!, student.r?.[r], checkCells));
-      }
+      const checkCells = verdict.check === undefined ? '' : checkCellsText(verdict.check, d);
+      writeOkStudent(out, student.c, student.r, width, verdict.result, checkCells, d);
       continue;
     }
     errorRows += n;
@@ -251,35 +202,30 @@ function run(
     counter.error(student.l, byRow);
     if (writeNdjson) {
       const envelope = studentEnvelope(student, verdict.code, verdict.errors);
-      ndjsonOut.add(errorNdjsonLine(studentIdOf(student, layout), envelope, sis));
+      ndjsonOut.text(errorNdjsonLine(studentIdOf(student, layout), envelope, sis));
     }
     if (!writeCsv) continue;
     const columns =
       failure === undefined ? rowErrorColumns(student, byRow) : student.l.map(() => ({ field: '', message: failure }));
     for (let r = 0; r < n; r++) {
-      const line = errorRowLine(
-        student.c[r]!,
-        width,
-        verdict.code,
-        columns[r]!.field,
-        columns[r]!.message,
-        student.r?.[r],
-        noCheck,
-      );
-      out.add(line);
-      errorsOut?.add(line);
+      const start = out.used;
+      const { field, message } = columns[r]!;
+      writeErrorRow(out, student.c[r]!, width, verdict.code, field, message, student.r?.[r], noCheck, d);
+      errorsOut?.append(out, start);
     }
   }
   let parts: [number, number, number] | undefined;
   if (all) {
-    const csvBytes = out.size;
+    const csvBytes = out.used;
     out.append(ndjsonOut);
-    const ndjsonBytes = out.size - csvBytes;
+    const ndjsonBytes = out.used - csvBytes;
     out.append(errorsOut!);
-    parts = [csvBytes, ndjsonBytes, out.size - csvBytes - ndjsonBytes];
+    parts = [csvBytes, ndjsonBytes, out.used - csvBytes - ndjsonBytes];
   }
+  // Bytes: a view on a buffer of its own (allocUnsafeSlow or the recycled one, never the shared pool), transferable.
+  const output = bytes || all ? { text: '', bytes: out.bytes() } : { text: out.toString() };
   const outcome: ChunkOutcome = {
-    ...out.finish(),
+    ...output,
     rows,
     errorRows,
     students: payload.s.length,

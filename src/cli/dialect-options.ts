@@ -6,6 +6,7 @@
  *   --delimiter NAME        comma (default), semicolon, tab
  *   --keep-extra-columns    columns outside the layout are echoed, not refused
  *   --bom                   the CSV output starts with a UTF-8 byte order mark (Excel)
+ *   --output-delimiter NAME the CSV output's delimiter (default: the input's)
  */
 import {
   CSV_CHARSETS,
@@ -15,6 +16,7 @@ import {
   isDefaultDialect,
   parseCharset,
   parseDelimiter,
+  withOutputDelimiter,
   type CsvDialect,
 } from '../bulk/csv-dialect.ts';
 import { UsageError } from './io.ts';
@@ -25,6 +27,7 @@ export const DIALECT_OPTIONS = {
   delimiter: { type: 'string' },
   'keep-extra-columns': { type: 'boolean' },
   bom: { type: 'boolean' },
+  'output-delimiter': { type: 'string' },
 } as const;
 
 export function dialectFromArgs(values: {
@@ -32,6 +35,7 @@ export function dialectFromArgs(values: {
   delimiter?: string;
   'keep-extra-columns'?: boolean;
   bom?: boolean;
+  'output-delimiter'?: string;
 }): CsvDialect {
   const charset = values.encoding === undefined ? DEFAULT_DIALECT.charset : parseCharset(values.encoding);
   if (charset === undefined) throw new UsageError(`--encoding must be one of: ${CSV_CHARSETS.join(', ')}`);
@@ -39,12 +43,18 @@ export function dialectFromArgs(values: {
   if (delimiter === undefined) {
     throw new UsageError(`--delimiter must be one of: ${Object.keys(CSV_DELIMITERS).join(', ')}`);
   }
-  return {
+  const named = values['output-delimiter'];
+  const output = named === undefined ? undefined : parseDelimiter(named);
+  if (named !== undefined && output === undefined) {
+    throw new UsageError(`--output-delimiter must be one of: ${Object.keys(CSV_DELIMITERS).join(', ')}`);
+  }
+  const read: CsvDialect = {
     charset,
     delimiter,
     extraColumns: values['keep-extra-columns'] === true ? 'keep' : 'strict',
     bom: values.bom === true,
   };
+  return withOutputDelimiter(read, output);
 }
 
 /** The query string that asks a service for the same dialect ('' for the default). */
@@ -55,5 +65,6 @@ export function dialectQuery(d: CsvDialect): string {
   if (d.delimiter !== DEFAULT_DIALECT.delimiter) params.set('delimiter', delimiterName(d.delimiter) ?? 'comma');
   if (d.extraColumns !== DEFAULT_DIALECT.extraColumns) params.set('extra_columns', d.extraColumns);
   if (d.bom) params.set('bom', 'true');
+  if (d.outputDelimiter !== undefined) params.set('output_delimiter', delimiterName(d.outputDelimiter) ?? 'comma');
   return `?${params.toString()}`;
 }

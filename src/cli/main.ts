@@ -4,6 +4,7 @@
  *
  *   sor bulk IN.csv [-o OUT] [--format csv|ndjson] [--threads N]     (`-` = stdin / stdout)
  *   sor calculate REQUEST.json                                       (`-` = stdin)
+ *   sor mcp                                                          (the MCP server on stdio: src/mcp/stdio.ts)
  *
  * `bulk` runs the HTTP endpoint's pipeline and runners (inline up to BULK_SYNC_MAX_ROWS rows, else the piscina
  * pool), so the output is byte-identical to POST /v1/calculate/bulk for the same file. Progress goes to stderr:
@@ -25,7 +26,7 @@ import { calculateCommand } from './calculate.ts';
 import { tokenCommand } from './token.ts';
 import { EXIT_FAILURE, EXIT_OK } from './exit-codes.ts';
 import { UsageError, describeError, type CliIo } from './io.ts';
-import { packageVersion } from './usage.ts';
+import { MCP_USAGE, packageVersion } from './usage.ts';
 
 export type { CliIo } from './io.ts';
 
@@ -40,6 +41,9 @@ const USAGE = `Usage:
       --policy OPTION=VALUE  school policy for every student, repeatable (rules.md §10; sor bulk --help)
   sor calculate REQUEST.json [--policy OPTION=VALUE ...]
       Calculates one student from a CalculationRequest JSON file ("-" for stdin) and prints the result.
+
+  sor mcp
+      Serves the calculation tools to an AI assistant (Model Context Protocol) on stdin/stdout (docs/mcp.md).
 
   sor token create --name NAME [--expires 90d|12h|never] [--rate 600/min] | list | revoke ID
       Access tokens of a service with AUTH_MODE=required (docs/security.md, "Access control"); create prints the token once.
@@ -58,6 +62,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     if (command === 'bulk') return await bulkCommand(rest, io);
     if (command === 'calculate') return await calculateCommand(rest, io);
     if (command === 'token') return await tokenCommand(rest, io);
+    // Loaded only for this command: the MCP SDK stays out of the other commands' start-up.
+    if (command === 'mcp') return await (await import('../mcp/stdio.ts')).mcpCommand(rest, io, MCP_USAGE);
     if (command === '--version' || command === '-v' || command === 'version') {
       io.stdout.write(`sor ${packageVersion()}\n`);
       return EXIT_OK;

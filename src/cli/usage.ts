@@ -1,9 +1,10 @@
-/** The usage texts of `sor bulk --help` and `sor calculate --help`, and the version of `sor --version`. */
+/** The usage texts of `sor bulk --help`, `sor calculate --help` and `sor mcp --help`, and the version of `sor --version`. */
 import { readFileSync } from 'node:fs';
 import { POLICY_USAGE } from './policy-options.ts';
 
 export const BULK_USAGE = `Usage: sor bulk IN.csv [-o OUT] [--format csv|ndjson] [--threads N] [--server URL [--token T]]
                 [--encoding CHARSET] [--delimiter comma|semicolon|tab] [--keep-extra-columns] [--bom]
+                [--output-delimiter comma|semicolon|tab]
                 [--policy OPTION=VALUE ...]
 
 Calculates every student of a bulk CSV file (layout: docs/csv-layout.md).
@@ -20,6 +21,8 @@ IN or OUT "-" means stdin or stdout (OUT defaults to stdout).
   --delimiter NAME       the input's delimiter: comma (default), semicolon, tab
   --keep-extra-columns   echo columns that are not in the layout instead of refusing the file
   --bom                  start the CSV output with a UTF-8 byte order mark (Excel then reads the accents right)
+  --output-delimiter NAME  the CSV output's delimiter: comma, semicolon, tab (default: the input's, so a
+                         semicolon file is answered in semicolons)
 ${POLICY_USAGE}                         with --server: sent as policy.OPTION=VALUE, over the service's SOR_POLICY
   -h, --help             this text
 
@@ -34,6 +37,15 @@ ${POLICY_USAGE}                         the request's own "policy" overrides the
   -h, --help             this text
 
 Exit status: 0 calculated, 2 the request is invalid (its error envelope is printed), 1 failure.
+`;
+
+export const MCP_USAGE = `Usage: sor mcp
+
+Serves the Model Context Protocol on stdin and stdout for an AI assistant that starts it: the calculation tools
+and the reference resources of docs/mcp.md. The log goes to stderr (LOG_LEVEL); SOR_POLICY is the default school
+policy, as for the API. It stops when stdin ends.
+
+  -h, --help             this text
 `;
 
 /** The package's version (package.json, two folders up from src/cli and from dist/src/cli alike). */

@@ -12,6 +12,7 @@ export const CONFIG_SECTIONS = [
   'Redis and the queue',
   'Queue workers',
   'Async jobs',
+  'Webhooks',
   'Access control',
   'Queue dashboard',
   'School policy',

@@ -127,6 +127,13 @@ export function finalPeriodStep(w: CalculationWorkings): TraceStep | null {
           full_time_credits: w.terms.map((t) => num(t.fullTime)),
           credits: num(p.credits),
           proration_fraction: p.method,
+          // The figures the worksheet's summary states: the fraction applied (1 when capped, the 2-decimal figure
+          // of a decimal policy, null for the exact fraction) and the limits before and after.
+          fraction: p.capped ? 1 : p.decimal === null ? null : num(p.decimal),
+          subsidized_max: num(sMax),
+          combined_max: num(cMax),
+          prorated_subsidized_max: num(p.subsidizedMax),
+          prorated_combined_max: num(p.combinedMax),
         },
       };
     }

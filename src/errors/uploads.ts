@@ -87,6 +87,12 @@ export const UPLOAD_ERRORS = {
     message:
       'The CSV file is not valid {charset}: line {line}{student} has bytes that are not {charset}. Declare the charset the file is in with the charset parameter (Content-Type: text/csv; charset=…, or ?charset=…; command line: --encoding); supported: {supported}.',
   },
+  CSV_SORTED_BY_TERM: {
+    code: 'validation_error',
+    status: 400,
+    message:
+      "The CSV file seems to be sorted by term, not by student: {split} of its {students} students have their rows in separate places (student_id {id} is on line {first} and again on line {again}). Sort the file by student_id, keeping each student's terms in order, and send it again (on the command line, sor bulk --sort does it); all rows of a student must be adjacent. No row was calculated.",
+  },
   UPLOAD_CHARSET: {
     code: 'unsupported_media_type',
     status: 415,

@@ -35,9 +35,12 @@ export const RESULT_TTL_SECONDS = 15;
  * Stalled-job recovery. A worker holds a lock on each job it runs, renewed every lockDuration/2; a worker killed
  * with SIGKILL stops renewing, its lock expires after at most `lockDurationMs`, and the next stalled check of any
  * live worker (every `stalledIntervalMs`) moves the job back to waiting, where a free worker takes it at once.
- * Worst case from the kill to another worker starting the chunk: lockDurationMs + stalledIntervalMs
- * (10 s + 5 s by default). The lock is safe to keep short because the chunk runs on a piscina thread: the
- * worker's event loop, which renews the lock, is never blocked by the calculation.
+ * Worst case from the kill to another worker starting the chunk: lockDurationMs + stalledIntervalMs (2 s + 1 s by
+ * default), what a kill costs a file beyond its lost worker's share (bench:queue --only-kill). The lock is safe
+ * this short: the event loop that renews it is blocked at most for one chunk (≈ 20 ms of CPU per 1,000 students
+ * for a worker computing on its own thread, nothing with a pool), a hundred times less; a job whose lock lapses
+ * all the same (a process frozen for seconds) is retaken and computed twice, its first completion taken.
+ * The stalled check, a Redis script over the active jobs, runs once a second per worker.
  * A job that stalls more than `maxStalledCount` times (its workers keep dying) fails instead of looping.
  */
 export interface WorkerTuning {
@@ -61,7 +64,7 @@ export interface WorkerTuning {
   prefetch: number;
 }
 
-/** The defaults of src/config.ts (QUEUE_LOCK_DURATION_MS, QUEUE_STALLED_INTERVAL_MS, ...): 10 s, 5 s, 2, 0. */
+/** The defaults of src/config.ts (QUEUE_LOCK_DURATION_MS, QUEUE_STALLED_INTERVAL_MS, ...): 2 s, 1 s, 2, 0. */
 export const DEFAULT_WORKER_TUNING: WorkerTuning = workerTuning(loadConfig({}));
 
 /** The worker's tuning from the service configuration (validated once, with the rest, by loadConfig). */

@@ -25,15 +25,27 @@ export type FieldType =
  */
 export type Presence = 'required' | 'default' | 'absent-null';
 
-/** How the page's form shows a field (labels and hints; the help under it is `description`, via OpenAPI). */
+/**
+ * How the page's form shows a field, in the aid office's words: its label, the help under it (with an example;
+ * never the API's vocabulary: no null, JSON or field paths), and what an error beside it asks the officer to do.
+ * The OpenAPI `description` stays the integrator's text; the page shows the field's API name only as a small hint.
+ */
 export interface PageField {
   label: string;
+  /** The help under the field: what it means for this student, with an example. */
+  help: string;
+  /** What an error beside the field asks for, after the term's name: "enter the credits the student is enrolled in". */
+  ask: string;
   /** A hint beside the label (units, examples). */
   hint?: string;
   /** The text of the select's empty choice, which leaves the field out of the request. */
   empty?: string;
   /** Counts only for a legacy graduate or professional student: the form says so beside a value it would ignore. */
   legacyOnly?: boolean;
+  /** Shown behind the form's "More details" disclosure (it has a default that suits most students). */
+  more?: boolean;
+  /** A choice the page asks for with none preselected, where the API has a default (degree and grade level). */
+  choose?: boolean;
 }
 
 export interface RequestField {
@@ -49,7 +61,7 @@ export interface RequestField {
   column: string;
   /** What an empty cell of a student column means, where the generic wording (null, the default) is not enough. */
   emptyCell?: string;
-  /** The OpenAPI description (the page shows it as the field's help). */
+  /** The OpenAPI description (for integrators; the page has its own words in `page`). */
   description: string;
   /** The page's form; undefined when the page has its own section (terms, policy). */
   page?: PageField;

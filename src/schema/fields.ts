@@ -3,7 +3,8 @@
  * order of `CalculationInput`'s keys). Everything that spells the fields derives from it: the zod schema and its
  * OpenAPI descriptions (request-schema.ts), the fast validator (request-fast-path.ts), the bulk CSV layout and its
  * cell spellings (src/bulk/csv-layout.ts), the bulk OpenAPI column table, the worksheet's term rows and the page's
- * form (through service-tables.js, written by scripts/build-web.ts).
+ * form (through service-tables.js, written by scripts/build-web.ts). The `page` column holds the page's words for a
+ * field (label, help, what an error asks for), kept in page-words.ts so this table stays readable.
  *
  * Plain data: no zod here, so the page build and the CSV layout read it without the schema machinery.
  */
@@ -19,6 +20,7 @@ import {
 import { supportedAwardYears } from '../domain/limits.ts';
 import { CREDITS, CREDITS_POSITIVE, MONEY, MONEY_POSITIVE } from './decimal.ts';
 import type { Presence, RequestField } from './field-types.ts';
+import { PAGE_WORDS } from './page-words.ts';
 
 export type { FieldType, PageField, Presence, RequestField } from './field-types.ts';
 import { MAX_LABEL_LENGTH, MAX_TERMS, MIN_LABEL_LENGTH } from './request-limits.ts';
@@ -58,7 +60,7 @@ export const TERM_FIELDS = [
     description:
       `Names the term (echoed in the result): ${MIN_LABEL_LENGTH} to ${MAX_LABEL_LENGTH} characters ` +
       '(rules.md §8, revision 2026-27.3).',
-    page: { label: 'Term name', hint: 'e.g. Fall' },
+    page: PAGE_WORDS.label,
   },
   {
     name: 'full_time_credits',
@@ -68,7 +70,7 @@ export const TERM_FIELDS = [
     nullable: false,
     column: 'full_time_credits',
     description: 'Credits that make this term full time for the program (e.g. 12 for a semester).',
-    page: { label: 'Full-time credits', hint: 'credits' },
+    page: PAGE_WORDS.full_time_credits,
   },
   {
     name: 'credits_enrolled',
@@ -78,7 +80,7 @@ export const TERM_FIELDS = [
     nullable: false,
     column: 'credits_enrolled',
     description: 'Credits the student is enrolled in for the term (fractional credits such as 7.5 are normal).',
-    page: { label: 'Credits enrolled', hint: 'credits' },
+    page: PAGE_WORDS.credits_enrolled,
   },
   {
     name: 'actual_final_credits',
@@ -89,7 +91,7 @@ export const TERM_FIELDS = [
     description:
       'Credits known at the end of the term; when present they replace credits_enrolled in every calculation ' +
       '(they do not close the term).',
-    page: { label: 'Final credits, if known', hint: 'credits' },
+    page: PAGE_WORDS.actual_final_credits,
   },
   {
     name: 'prior_disbursement_sub',
@@ -99,7 +101,7 @@ export const TERM_FIELDS = [
     column: 'prior_disbursement_sub',
     description:
       'Direct Subsidized dollars already disbursed for this term; any prior disbursement > 0 closes the term.',
-    page: { label: 'Subsidized already paid', hint: 'dollars' },
+    page: PAGE_WORDS.prior_disbursement_sub,
   },
   {
     name: 'prior_disbursement_unsub',
@@ -108,7 +110,7 @@ export const TERM_FIELDS = [
     ...nullDefault,
     column: 'prior_disbursement_unsub',
     description: 'Direct Unsubsidized dollars already disbursed for this term.',
-    page: { label: 'Unsubsidized already paid', hint: 'dollars' },
+    page: PAGE_WORDS.prior_disbursement_unsub,
   },
   {
     name: 'prior_disbursement_grad_plus',
@@ -117,7 +119,7 @@ export const TERM_FIELDS = [
     ...nullDefault,
     column: 'prior_disbursement_grad_plus',
     description: 'Grad PLUS dollars already disbursed for this term.',
-    page: { label: 'Grad PLUS already paid', hint: 'dollars' },
+    page: PAGE_WORDS.prior_disbursement_grad_plus,
   },
 ] as const satisfies readonly (RequestField & { name: keyof TermInput })[];
 
@@ -131,7 +133,7 @@ export const STUDENT_FIELDS = [
     nullable: false,
     column: 'dependency_status',
     description: 'Dependency status for federal student aid.',
-    page: { label: 'Dependency status' },
+    page: PAGE_WORDS.dependency_status,
   },
   {
     name: 'terms',
@@ -153,7 +155,7 @@ export const STUDENT_FIELDS = [
     nullable: false,
     column: 'degree_level',
     description: 'Degree level; null is not allowed (omit the field for the default).',
-    page: { label: 'Degree level' },
+    page: PAGE_WORDS.degree_level,
   },
   {
     name: 'grade_level',
@@ -164,7 +166,7 @@ export const STUDENT_FIELDS = [
     description:
       'Undergraduate grade level: required (non-null) for undergraduates; ignored with a warning for graduate ' +
       'and professional students.',
-    page: { label: 'Grade level', empty: '(none: graduate or professional)' },
+    page: PAGE_WORDS.grade_level,
   },
   {
     name: 'academic_year_terms',
@@ -176,7 +178,7 @@ export const STUDENT_FIELDS = [
       'Terms in the school’s academic year for this loan (2 to 4; 3.0 is the JSON number 3). When the request ' +
       'holds fewer terms, the loan period is shorter than the academic year (warning). Null: the terms given ' +
       'are the whole academic year.',
-    page: { label: 'Terms in the academic year', empty: '(the terms below are the whole year)' },
+    page: PAGE_WORDS.academic_year_terms,
   },
   {
     name: 'cost_of_attendance',
@@ -188,7 +190,7 @@ export const STUDENT_FIELDS = [
       'Cost of attendance already net of other aid (34 CFR 685.203(j)); caps Subsidized + Unsubsidized for every ' +
       'student. For legacy graduate/professional borrowers Grad PLUS is sized from it after the reduction: ' +
       'cost_of_attendance minus the reduced Subsidized and Unsubsidized amounts, then reduced once.',
-    page: { label: 'Cost of attendance', hint: 'dollars, net of other aid' },
+    page: PAGE_WORDS.cost_of_attendance,
   },
   {
     name: 'is_legacy_borrower',
@@ -201,7 +203,7 @@ export const STUDENT_FIELDS = [
     description:
       'Graduate/professional interim (legacy) exception: keeps Grad PLUS access. Ignored with a warning for ' +
       'undergraduates. Legacy borrowers are still reduced.',
-    page: { label: 'Legacy borrower (interim exception)' },
+    page: PAGE_WORDS.is_legacy_borrower,
   },
   {
     name: 'plus_denied',
@@ -214,7 +216,7 @@ export const STUDENT_FIELDS = [
     description:
       'Dependent undergraduate: the parent was denied a Parent PLUS loan (independent combined limit applies). ' +
       'Graduate/professional: the student’s own Grad PLUS was denied (Grad PLUS 0).',
-    page: { label: 'PLUS loan denied' },
+    page: PAGE_WORDS.plus_denied,
   },
   {
     name: 'subsidized_amount',
@@ -232,7 +234,7 @@ export const STUDENT_FIELDS = [
       'subsidized maximum. When left out it is 0 (no subsidized eligibility: the whole combined limit is ' +
       'unsubsidized) and an undergraduate’s result warns that no subsidized eligibility was assumed; send 0 ' +
       'for a student without need. Null is not allowed.',
-    page: { label: 'Subsidized eligibility', hint: 'dollars' },
+    page: PAGE_WORDS.subsidized_amount,
   },
   {
     name: 'total_limit',
@@ -244,7 +246,7 @@ export const STUDENT_FIELDS = [
       'Institution-set program limit on Subsidized + Unsubsidized + Grad PLUS (34 CFR 685.203(m)(2)), or any ' +
       'lower limit the school applies; the starting point of the reduction when it binds. It caps Subsidized ' +
       '+ Unsubsidized, and Grad PLUS at what is left of it.',
-    page: { label: 'Institutional total limit', hint: 'dollars' },
+    page: PAGE_WORDS.total_limit,
   },
   {
     name: 'final_period_of_program',
@@ -261,7 +263,7 @@ export const STUDENT_FIELDS = [
       'less-than-full-time reduction is not applied on top (reduced_annual_pct 100). Otherwise the normal ' +
       'reduction applies, with a warning. Ignored with a warning for graduate and professional students. ' +
       'Not nullable.',
-    page: { label: 'Final period of an undergraduate program' },
+    page: PAGE_WORDS.final_period_of_program,
   },
   {
     name: 'academic_year_credits',
@@ -274,7 +276,7 @@ export const STUDENT_FIELDS = [
       'Credits in the school’s academic-year definition (e.g. 24 or 36), for final_period_of_program. Required ' +
       '(non-null) when final_period_of_program is true for an undergraduate; otherwise it may be null or ' +
       'left out (a value given is still validated).',
-    page: { label: 'Credits in the academic year', hint: 'credits' },
+    page: PAGE_WORDS.academic_year_credits,
   },
   {
     name: 'health_professions_program',
@@ -284,12 +286,7 @@ export const STUDENT_FIELDS = [
     column: 'health_professions_program',
     emptyCell: `empty = null; one of: ${oneOf(HEALTH_PROFESSIONS_PROGRAMS)}`,
     description: healthProfessionsDescription(),
-    page: {
-      label: 'Health professions program',
-      hint: 'legacy graduate or professional only',
-      empty: '(none)',
-      legacyOnly: true,
-    },
+    page: PAGE_WORDS.health_professions_program,
   },
   {
     name: 'academic_year_months',
@@ -303,12 +300,7 @@ export const STUDENT_FIELDS = [
       `${ACADEMIC_YEAR_MONTHS_MAX}; null or absent: 9). For 10 or 11 months the additional amount is the ` +
       '9-month amount ÷ 9 × months, rounded half up; 12 months takes the table’s 12-month amount ' +
       '(rules.md §2.1). Validated even where it is then ignored.',
-    page: {
-      label: 'Months in the academic year',
-      hint: 'for the health professions increase',
-      empty: `(not given: ${ACADEMIC_YEAR_MONTHS_DEFAULT})`,
-      legacyOnly: true,
-    },
+    page: PAGE_WORDS.academic_year_months,
   },
   {
     name: 'policy',
@@ -328,7 +320,7 @@ export const STUDENT_FIELDS = [
     column: 'award_year',
     emptyCell: `empty = the award year in force today; supported: ${supportedAwardYears().join(', ')}`,
     description: 'The award year the calculation is for (schema/award-year.ts holds its description).',
-    page: { label: 'Award year', empty: '(the current award year)' },
+    page: PAGE_WORDS.award_year,
   },
 ] as const satisfies readonly (RequestField & { name: keyof CalculationInput })[];
 

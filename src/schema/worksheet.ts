@@ -1,12 +1,16 @@
 /**
- * The worksheet's response schemas (POST /v1/calculate/worksheet, application/json): `{rule_set, result, steps}`,
- * where each step is one computation of the trace (src/domain/trace.ts). The single source of the OpenAPI schema
- * of the worksheet; tests parse real responses with it.
+ * The worksheet's schemas (POST /v1/calculate/worksheet): the response `{rule_set, policy, summary, result, steps}`,
+ * where `summary` is page 1 (worksheet-summary.ts) and each step one computation of the trace (src/domain/trace.ts),
+ * and the request's own field, `student` (student.ts). The single source of the OpenAPI schema of the worksheet;
+ * tests parse real responses with it.
  */
 import 'zod-openapi';
 import { z } from 'zod';
 import { PolicyInForceSchema } from './policy.ts';
 import { CalculationResultSchema } from './response.ts';
+import { WorksheetSummarySchema } from './worksheet-summary.ts';
+
+export { WorksheetSummarySchema } from './worksheet-summary.ts';
 
 const StepScalarSchema = z.union([z.number(), z.string(), z.boolean(), z.null()]);
 
@@ -43,9 +47,13 @@ export const WorksheetSchema = z
   .strictObject({
     rule_set: z.string().meta({ description: 'The rule set that made the calculation (also in X-Rule-Set).' }),
     policy: PolicyInForceSchema,
+    summary: WorksheetSummarySchema,
     result: CalculationResultSchema,
     steps: z.array(TraceStepSchema).meta({ description: 'The computation, in order.' }),
   })
-  .meta({ id: 'Worksheet', description: 'The calculation result with every step that produced it.' });
+  .meta({
+    id: 'Worksheet',
+    description: 'The calculation result with its summary (page 1 of the worksheet) and every step that produced it.',
+  });
 
 export type WireWorksheet = z.output<typeof WorksheetSchema>;

@@ -41,12 +41,20 @@ export interface RequestFieldTable {
   readonly max?: number;
   readonly required: boolean;
   readonly label: string;
+  /** The help under the field, in the aid office's words, with an example. */
+  readonly help: string;
+  /** What an error beside the field asks for: "enter the credits the student is enrolled in". */
+  readonly ask: string;
   /** A hint beside the label (units, examples). */
   readonly hint?: string;
   /** The text of a select's empty choice, which leaves the field out of the request. */
   readonly empty?: string;
   /** Counts only for a legacy graduate or professional student. */
   readonly legacyOnly?: boolean;
+  /** Behind the form's "More details" disclosure. */
+  readonly more?: boolean;
+  /** A choice the page asks for with none preselected, though the API has a default. */
+  readonly choose?: boolean;
 }
 
 export declare const POLICY_OPTIONS: readonly PolicyOptionTable[];
@@ -55,3 +63,9 @@ export declare const HEALTH_PROFESSIONS: readonly HealthProfessionsTable[];
 export declare const REQUEST_FIELDS: readonly RequestFieldTable[];
 /** What each shadow-check reason means: "the school's figures equal ours computed with …" (check-reasons.ts). */
 export declare const CHECK_REASON_TEXT: Readonly<Record<string, string>>;
+/** The award years the service holds limits for (src/domain/limits.ts). */
+export declare const AWARD_YEARS: readonly string[];
+/** The rule set the service computes (src/domain/rule-set.ts). */
+export declare const RULE_SET: string;
+/** Every column of the bulk CSV layout (src/bulk/csv-layout.ts INPUT_COLUMNS): others are a file's extra columns. */
+export declare const INPUT_COLUMNS: readonly string[];

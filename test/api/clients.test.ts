@@ -86,7 +86,7 @@ describe('client examples (examples/clients), run against the service', () => {
     const r = await run('python3', ['sor_client.py', 'bulk', base, input, out, 'windows-1252', 'semicolon']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expectExamplesOutput(readFileSync(out, 'utf8'));
+    expectExamplesOutput(readFileSync(out, 'utf8'), false, ';');
     expect(since(from)).toEqual([
       { method: 'POST', path: '/v1/calculate/bulk', contentEncoding: 'gzip', answered: 'gzip' },
     ]);
@@ -98,7 +98,7 @@ describe('client examples (examples/clients), run against the service', () => {
     const r = await run('python3', ['sor_client.py', 'job', base, input, out, 'windows-1252', 'semicolon']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expectExamplesOutput(readFileSync(out, 'utf8'));
+    expectExamplesOutput(readFileSync(out, 'utf8'), false, ';');
     const requests = since(from);
     expect(requests[0]).toMatchObject({ method: 'POST', path: '/v1/jobs', contentEncoding: 'gzip' });
     expect(requests.at(-1)).toMatchObject({ method: 'GET', answered: 'gzip' });
@@ -118,7 +118,7 @@ describe('client examples (examples/clients), run against the service', () => {
     const r = await run('java', ['Client.java', base, input, out, 'windows-1252', 'semicolon']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expectExamplesOutput(readFileSync(out, 'utf8'));
+    expectExamplesOutput(readFileSync(out, 'utf8'), false, ';');
     expect(since(from)).toEqual([
       { method: 'POST', path: '/v1/calculate/bulk', contentEncoding: 'gzip', answered: 'gzip' },
     ]);
@@ -130,8 +130,8 @@ describe('client examples (examples/clients), run against the service', () => {
     const r = await run('sh', ['curl.sh', base, input, out, 'windows-1252', 'semicolon']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expectExamplesOutput(readFileSync(out, 'utf8'));
-    expectExamplesOutput(readFileSync(`${out}.job`, 'utf8'));
+    expectExamplesOutput(readFileSync(out, 'utf8'), false, ';');
+    expectExamplesOutput(readFileSync(`${out}.job`, 'utf8'), false, ';');
     const requests = since(from);
     expect(requests[0]).toEqual({
       method: 'POST',

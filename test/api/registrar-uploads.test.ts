@@ -84,9 +84,10 @@ describe('the "Done when" file: Windows-1252, semicolons, an extra column, trail
     expect(res.headers['content-encoding']).toBe('gzip');
     expect(res.headers['vary']).toMatch(/Accept-Encoding/i);
     expect(res.body.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
-    const rows = expectExamplesOutput(res.text, true);
+    // Semicolons in, semicolons out (the file's own delimiter, so the Excel that wrote it opens the answer).
+    const rows = expectExamplesOutput(res.text, true, ';');
     // The extra column is echoed at its place, named as written; the unnamed columns are not in the output.
-    expect(res.text.split('\n')[0]!.startsWith('student_id,student_name,term_label,')).toBe(true);
+    expect(res.text.split('\n')[0]!.startsWith('student_id;student_name;term_label;')).toBe(true);
     expect(Object.keys(rows[0]!)).not.toContain('');
   });
 
@@ -156,7 +157,7 @@ describe('charsets', () => {
     const bytes = Buffer.concat([Buffer.from([0xfe, 0xff]), encode(text, 'utf-16be')]);
     const res = await bulk('?delimiter=tab', bytes, { 'content-type': 'text/csv; charset=utf-16' });
     expect(res.status, res.text).toBe(200);
-    expectExamplesOutput(res.text);
+    expectExamplesOutput(res.text, false, '\t');
   });
 
   it('?charset= works for a multipart upload (and for a raw one)', async () => {
@@ -217,7 +218,7 @@ describe('charsets', () => {
     expect(envelope(res).message).toContain('charset=utf-16');
     const ok = await bulk('?charset=utf-16&delimiter=tab', bytes, { 'content-type': 'text/csv' });
     expect(ok.status, ok.text).toBe(200);
-    expectExamplesOutput(ok.text);
+    expectExamplesOutput(ok.text, false, '\t');
   });
 
   it('UTF-16 with an odd number of bytes is a 400 naming the last line', async () => {
@@ -252,16 +253,23 @@ describe('delimiters', () => {
   it.each([
     ['semicolon', ';', '";"'],
     ['tab', '\t', 'tabs'],
-  ] as const)('?delimiter=%s reads the file; without it a 400 with the hint', async (name, delimiter, shown) => {
-    const text = examplesFile({ delimiter });
-    const ok = await bulk(`?delimiter=${name}`, text, { 'content-type': 'text/csv' });
-    expect(ok.status, ok.text).toBe(200);
-    expectExamplesOutput(ok.text);
-    const hint = await bulk('', text, { 'content-type': 'text/csv' });
-    expect(hint.status).toBe(400);
-    expect(envelope(hint).message).toContain(`This file seems to use ${shown} between cells`);
-    expect(envelope(hint).message).toContain(`?delimiter=${name}`);
-  });
+  ] as const)(
+    '?delimiter=%s reads the file and answers in it; without it a 400 with the hint',
+    async (name, delimiter, shown) => {
+      const text = examplesFile({ delimiter });
+      const ok = await bulk(`?delimiter=${name}`, text, { 'content-type': 'text/csv' });
+      expect(ok.status, ok.text).toBe(200);
+      expectExamplesOutput(ok.text, false, delimiter);
+      // ?output_delimiter= asks for another: the same rows in commas, byte for byte the comma file's answer.
+      const comma = await bulk(`?delimiter=${name}&output_delimiter=comma`, text, { 'content-type': 'text/csv' });
+      expect(comma.status, comma.text).toBe(200);
+      expect(comma.text).toBe((await bulk('', examplesFile(), { 'content-type': 'text/csv' })).text);
+      const hint = await bulk('', text, { 'content-type': 'text/csv' });
+      expect(hint.status).toBe(400);
+      expect(envelope(hint).message).toContain(`This file seems to use ${shown} between cells`);
+      expect(envelope(hint).message).toContain(`?delimiter=${name}`);
+    },
+  );
 
   it('an unknown delimiter is a 400 listing the names', async () => {
     const res = await bulk('?delimiter=pipe', examplesFile(), { 'content-type': 'text/csv' });
@@ -419,7 +427,7 @@ describe('gzip', () => {
     expect(gz.status).toBe(200);
     expect(gz.headers['content-encoding']).toBe('gzip');
     expect(gz.headers['vary']).toMatch(/Accept-Encoding/i);
-    expectExamplesOutput(gz.text, true);
+    expectExamplesOutput(gz.text, true, ';');
     const plain = await rawRequest(`${main.base}${result_url}`);
     expect(plain.headers['content-encoding']).toBeUndefined();
     expect(plain.body.toString('utf8')).toBe(gz.text);

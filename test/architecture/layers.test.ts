@@ -30,7 +30,11 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
  *  - queue | jobs: the BullMQ transport (a ChunkRunner) and the async-jobs service (stores, spool, results),
  *    both built on bulk; neither needs the other (the runtime hands the queue runner to the jobs service).
  *  - auth: access tokens (format, hash, stores), rate windows and counters; no Express, beside jobs and queue.
+ *  - webhooks: signed job-end events (URL check, signing, outbox, delivery), over jobs (the record, the store the
+ *    sweep reads); the api reads callback_url through it and shows its state on the job.
  *  - api: the Express doors; they read jobs (the /v1/jobs routes, the upload spool) and auth (the guards).
+ *  - mcp: the Model Context Protocol door (stdio and POST /mcp), over api's JSON body reading, error envelope and
+ *    shipped worked examples; the runtime mounts its router and the CLI runs its stdio server.
  *  - runtime | cli: the composition root (builds runners, stores, routers from the Config), and the command.
  *  - server: the HTTP entry point, which starts the runtime.
  *  - web: the page's browser code (compiled apart, tsconfig.web.json); it imports no other room, and the api
@@ -42,7 +46,9 @@ const FLOORS: readonly (readonly string[])[] = [
   ['schema', 'config'],
   ['bulk', 'redis'],
   ['queue', 'jobs', 'auth'],
+  ['webhooks'],
   ['api'],
+  ['mcp'],
   ['runtime', 'cli'],
   ['server', 'web'],
 ];
@@ -216,7 +222,7 @@ describe('the checker itself', () => {
       { from: 'config.ts', to: 'redact.ts' },
     ];
     expect(backwardImports(edges, FLOORS)).toEqual([
-      'bulk/pipeline.ts -> api/error-envelope.ts: bulk (floor 3) imports api (floor 5)',
+      'bulk/pipeline.ts -> api/error-envelope.ts: bulk (floor 3) imports api (floor 6)',
       'queue/x.ts -> jobs/y.ts: queue (floor 4) imports jobs (floor 4)',
       'attic/z.ts -> domain/calculate.ts: room attic has no floor in the table',
     ]);

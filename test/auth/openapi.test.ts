@@ -49,9 +49,9 @@ describe('OpenAPI with AUTH_MODE=required', () => {
         expect(Object.keys(op.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['401', '403', '429']));
       }
     }
-    // calculate, worksheet, bulk, bulk template; jobs: submit, list, status, cancel, and the four downloads (the
-    // result as asked, the CSV, the NDJSON, the errors-only CSV)
-    expect(guarded).toBe(12);
+    // calculate, worksheet, compare, bulk, bulk template; jobs: submit, list, status, cancel, and the four downloads
+    // (the result as asked, the CSV, the NDJSON, the errors-only CSV)
+    expect(guarded).toBe(13);
   });
 
   it('says the scheme is enforced, not reserved', () => {

@@ -4,12 +4,12 @@ import {
   INPUT_COLUMNS,
   STUDENT_COLUMNS,
   TERM_COLUMNS,
-  parseBoolean,
   readHeader,
   validateStudentRows,
   type CsvLayout,
 } from '../../src/bulk/csv-layout.ts';
 import { HEADER } from './helpers.ts';
+import { parseBoolean } from '../../src/bulk/cell-spellings.ts';
 import { STUDENT_FIELDS, TERM_FIELDS } from '../../src/schema/fields.ts';
 import { DEFAULT_POLICY, resolvePolicy } from '../../src/domain/policy.ts';
 
@@ -114,7 +114,7 @@ describe('the layout from the request-field table', () => {
         if (yes.ok) expect(yes.input[field.name], field.name).toBe(true);
         const bad = withCell(field.column, 'maybe');
         expect(bad.ok ? [] : bad.errors.map((e) => e.message), field.name).toEqual([
-          'must be true or false (also accepted: yes/no, 1/0)',
+          'must be true or false (also accepted: yes/no, y/n, 1/0)',
         ]);
       }
       if (field.type.kind === 'integer') {
@@ -128,10 +128,90 @@ describe('the layout from the request-field table', () => {
 });
 
 describe('parseBoolean', () => {
-  it('accepts true/false, yes/no, 1/0 in any case and nothing else', () => {
-    for (const t of ['true', 'TRUE', 'Yes', 'YES', '1']) expect(parseBoolean(t)).toBe(true);
-    for (const f of ['false', 'False', 'no', 'NO', '0']) expect(parseBoolean(f)).toBe(false);
-    for (const x of ['', 'y', 'n', 't', '2', ' true', 'truee']) expect(parseBoolean(x)).toBeUndefined();
+  it('accepts true/false, yes/no, y/n, 1/0 in any case and nothing else', () => {
+    for (const t of ['true', 'TRUE', 'Yes', 'YES', 'y', 'Y', '1']) expect(parseBoolean(t)).toBe(true);
+    for (const f of ['false', 'False', 'no', 'NO', 'n', 'N', '0']) expect(parseBoolean(f)).toBe(false);
+    for (const x of ['', 't', 'f', '2', ' true', 'Y ', 'truee', 'oui']) expect(parseBoolean(x)).toBeUndefined();
+  });
+});
+
+describe('SIS spellings of enum values (CSV only)', () => {
+  const input = (values: Partial<Record<string, string>>) => {
+    const v = validateStudentRows([cells(values)], [2], layout);
+    return v.ok ? v.input : v.errors;
+  };
+
+  it('reads every enum value in any letter case', () => {
+    expect(input({ dependency_status: 'Dependent' })).toMatchObject({ dependency_status: 'dependent' });
+    expect(input({ dependency_status: 'INDEPENDENT' })).toMatchObject({ dependency_status: 'independent' });
+    expect(input({ degree_level: 'Graduate', grade_level: '' })).toMatchObject({ degree_level: 'graduate' });
+    expect(input({ grade_level: 'Third_Year_And_Beyond' })).toMatchObject({ grade_level: 'third_year_and_beyond' });
+  });
+
+  it('reads grade_level as a COD grade level code: 0 and 1 first year, 2 second, 3 to 5 third and beyond', () => {
+    const grades = ['0', '1', '2', '3', '4', '5'].map(
+      (code) => (input({ grade_level: code }) as { grade_level: string }).grade_level,
+    );
+    expect(grades).toEqual([
+      'first_year',
+      'first_year',
+      'second_year',
+      'third_year_and_beyond',
+      'third_year_and_beyond',
+      'third_year_and_beyond',
+    ]);
+  });
+
+  it('refuses anything else once, naming the column and the accepted spellings', () => {
+    expect(input({ dependency_status: 'dep' })).toEqual([
+      { row: 0, field: 'dependency_status', message: 'must be one of: dependent, independent (any letter case)' },
+    ]);
+    expect(input({ grade_level: '9' })).toEqual([
+      {
+        row: 0,
+        field: 'grade_level',
+        message:
+          'must be one of: first_year, second_year, third_year_and_beyond (any letter case), or a COD grade level ' +
+          'code (0 and 1 = first_year, 2 = second_year, 3–5 = third_year_and_beyond)',
+      },
+    ]);
+    expect(input({ grade_level: '6' })).toEqual([
+      {
+        row: 0,
+        field: 'grade_level',
+        message: expect.stringMatching(
+          /^is COD grade level code 6, a graduate or professional level: set degree_level/,
+        ),
+      },
+    ]);
+    // The spellings are the value's, not a looser reading: surrounding spaces stay an error, as in JSON.
+    expect(input({ dependency_status: ' dependent' })).toEqual([
+      expect.objectContaining({ field: 'dependency_status' }),
+    ]);
+    expect(input({ grade_level: '2.0' })).toEqual([expect.objectContaining({ field: 'grade_level' })]);
+  });
+
+  it('a later row may write the same value another way; a different value is still an error', () => {
+    const rows = [
+      cells({ dependency_status: 'Dependent', grade_level: '1', plus_denied: 'Y' }),
+      cells({ term_label: 'Spring', dependency_status: 'dependent', grade_level: 'FIRST_YEAR', plus_denied: 'yes' }),
+    ];
+    const v = validateStudentRows(rows, [2, 3], layout);
+    expect(v.ok && [v.input.dependency_status, v.input.grade_level, v.input.plus_denied]).toEqual([
+      'dependent',
+      'first_year',
+      true,
+    ]);
+    const differ = validateStudentRows(
+      [rows[0]!, cells({ term_label: 'Spring', dependency_status: 'Independent', grade_level: '2', plus_denied: 'N' })],
+      [2, 3],
+      layout,
+    );
+    expect(!differ.ok && differ.errors.map((e) => [e.row, e.field])).toEqual([
+      [1, 'dependency_status'],
+      [1, 'grade_level'],
+      [1, 'plus_denied'],
+    ]);
   });
 });
 
@@ -276,9 +356,9 @@ describe('validateStudentRows', () => {
       values.academic_year_months ?? '',
     ];
 
-    it('maps health_professions_program and academic_year_months (a number, like academic_year_terms) to the request', () => {
+    it('maps health_professions_program (any letter case) and academic_year_months (a number, like academic_year_terms) to the request', () => {
       const v = validateStudentRows(
-        [hpCells({ health_professions_program: 'dentistry', academic_year_months: '11.0' })],
+        [hpCells({ health_professions_program: 'Dentistry', academic_year_months: '11.0' })],
         [2],
         hp,
       );
@@ -298,7 +378,6 @@ describe('validateStudentRows', () => {
     it('a program outside the list, a month count outside 9 to 12 or not a number is an error naming the column', () => {
       for (const [column, value] of [
         ['health_professions_program', 'surgery'],
-        ['health_professions_program', 'Dentistry'],
         ['academic_year_months', '13'],
         ['academic_year_months', '10.5'],
         ['academic_year_months', 'eleven'],

@@ -87,9 +87,9 @@ export async function runToString(
   return { text: sink.text(), summary };
 }
 
-/** The output CSV as objects keyed by header (csv-parse as the independent reader). */
-export function parseOutput(text: string): OutputRow[] {
-  return parse(text, { columns: true, skip_empty_lines: false, relax_column_count: false }) as OutputRow[];
+/** The output CSV as objects keyed by header (csv-parse as the independent reader), in `delimiter` (a comma). */
+export function parseOutput(text: string, delimiter: ',' | ';' | '\t' = ','): OutputRow[] {
+  return parse(text, { columns: true, skip_empty_lines: false, relax_column_count: false, delimiter }) as OutputRow[];
 }
 
 /** The output NDJSON as objects. */

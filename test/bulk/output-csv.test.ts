@@ -25,9 +25,25 @@ describe('csvCell', () => {
       fc.property(
         fc.array(fc.oneof(fc.string(), fc.constantFrom('"', ',', '\n', '\r\n', 'a"b', ' ', '')), { minLength: 2 }),
         (cells) => {
-          const ours = cells.map(csvCell).join(',') + '\n';
+          const ours = cells.map((c) => csvCell(c)).join(',') + '\n';
           expect(ours).toBe(stringify([cells]));
           expect(parse(ours, { relax_quotes: false })).toEqual([cells]);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it.each([';', '\t'] as const)('with the delimiter %j: quotes as csv-stringify does and reads back', (d) => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.string(), fc.constantFrom('"', ',', ';', '\t', '\n', 'a;b', 'a\tb', '')), {
+          minLength: 2,
+        }),
+        (cells) => {
+          const ours = cells.map((c) => csvCell(c, d)).join(d) + '\n';
+          expect(ours).toBe(stringify([cells], { delimiter: d }));
+          expect(parse(ours, { delimiter: d, relax_quotes: false })).toEqual([cells]);
         },
       ),
       { numRuns: 500 },

@@ -71,7 +71,11 @@ describe('Prescan', () => {
       row('A', 'Fall', '6'),
       row('B', 'Fall', '6'),
       row('A', 'Spring', '9'),
+      row('C', 'Fall', '6'),
+      row('C', 'Spring', '6'),
       row('B', 'Spring', '9'),
+      row('D', 'Fall', '9'),
+      row('E', 'Fall', '9'),
     ].join('\n');
     const r = scan(Buffer.from(text + '\n'));
     expect(r.problem).toBeUndefined();
@@ -79,9 +83,14 @@ describe('Prescan', () => {
       ['A', 2],
       ['B', 3],
     ]);
-    expect([r.rows, r.students]).toEqual([4, 4]);
+    expect([r.rows, r.students]).toEqual([8, 7]);
   });
 
+  it('counts students as the pipeline does: a run longer than 64 rows is one student per 64 rows', () => {
+    const rows = Array.from({ length: 130 }, (_, i) => row('LONG', `T${i}`, '6'));
+    const r = scan(Buffer.from([HEADER, row('A', 'Fall', '6'), ...rows, row('B', 'Fall', '6')].join('\n') + '\n'));
+    expect([r.rows, r.students]).toEqual([132, 5]); // A, LONG as 64 + 64 + 2, B
+  });
   it('413 over the byte or row limit (the row limit names the line and student), 400 for an empty file or bad header', () => {
     const { csv } = generatedCsv(10);
     const bytes = Buffer.from(csv);
@@ -94,5 +103,45 @@ describe('Prescan', () => {
     expect(scan(Buffer.from('')).problem?.message).toMatch(/empty/);
     expect(scan(Buffer.from('\ufeff\n\n')).problem?.message).toMatch(/empty/);
     expect(scan(Buffer.from('student_id,nope\nS1,1\n')).problem?.status).toBe(400);
+  });
+});
+
+describe('a file sorted by term', () => {
+  /** `students` students of `terms` terms each, every student's first term, then every student's second… */
+  function termSorted(students: number, terms: number, singles = 0): string {
+    const lines = [HEADER];
+    for (let t = 0; t < terms; t++) {
+      for (let s = 0; s < students; s++) lines.push(row(`S${s}`, `T${t}`, '6'));
+    }
+    for (let s = 0; s < singles; s++) lines.push(row(`ONE${s}`, 'T0', '6'));
+    return lines.join('\n') + '\n';
+  }
+
+  it('is refused with a 400 that says to sort it by student, naming a student and its two lines', () => {
+    const r = scan(Buffer.from(termSorted(5000, 2)), [65_536]);
+    expect(r.termSorted).toBe(true);
+    expect(r.problem?.status).toBe(400);
+    expect(r.problem?.code).toBe('validation_error');
+    expect(r.problem?.message).toBe(
+      'The CSV file seems to be sorted by term, not by student: 5000 of its 5000 students have their rows in ' +
+        'separate places (student_id "S0" is on line 2 and again on line 5002). Sort the file by student_id, ' +
+        "keeping each student's terms in order, and send it again (on the command line, sor bulk --sort does it); " +
+        'all rows of a student must be adjacent. No row was calculated.',
+    );
+    expect(r.problem?.fieldErrors?.[0]?.field).toBe('student_id');
+  });
+
+  it('also when some students have a single term (which a sort by term cannot split), while most have more', () => {
+    const r = scan(Buffer.from(termSorted(60, 3, 40)));
+    expect([r.termSorted, r.nonContiguous.size]).toEqual([true, 60]);
+  });
+
+  it('a few misplaced students, or exactly half, keep the per-student error rows (no file-level problem)', () => {
+    const { csv } = generatedCsv(40);
+    const misplaced = csv + csv.split('\n').slice(1, 4).join('\n') + '\n';
+    const few = scan(Buffer.from(misplaced));
+    expect([few.problem, few.termSorted, few.nonContiguous.size]).toEqual([undefined, false, 2]);
+    const half = scan(Buffer.from(termSorted(10, 2, 10)));
+    expect([half.problem, half.termSorted, half.nonContiguous.size]).toEqual([undefined, false, 10]);
   });
 });

@@ -67,13 +67,65 @@ export function examplesFile(shape: FileShape = {}): string {
   );
 }
 
+/** How a SIS export spells what examplesCsv() writes canonically (the n-th occurrence picks among the spellings). */
+const SIS_SPELLINGS: Readonly<Record<string, readonly string[]>> = {
+  dependent: ['Dependent', 'DEPENDENT'],
+  independent: ['Independent', 'INDEPENDENT'],
+  undergraduate: ['Undergraduate'],
+  graduate: ['Graduate'],
+  professional: ['PROFESSIONAL'],
+  first_year: ['0', '1'],
+  second_year: ['2'],
+  third_year_and_beyond: ['3', '4', '5'],
+  true: ['Y', 'y'],
+  false: ['N', 'n'],
+  dentistry: ['Dentistry'],
+};
+const SPELLED_COLUMNS = [
+  'dependency_status',
+  'degree_level',
+  'grade_level',
+  'is_legacy_borrower',
+  'plus_denied',
+  'final_period_of_program',
+  'health_professions_program',
+];
+
+/**
+ * The worked examples as a registrar's file writes them: `Dependent`, `INDEPENDENT`, `Graduate`, `Y`/`N` and COD
+ * grade level codes (0–5) instead of the JSON spellings; every other cell as examplesCsv() writes it.
+ */
+export function sisSpelledExamplesCsv(): string {
+  const lines = examplesCsv().trimEnd().split('\n');
+  const columns = lines[0]!.split(',');
+  const spelled = SPELLED_COLUMNS.map((c) => columns.indexOf(c)).filter((i) => i >= 0);
+  let n = 0;
+  const out = lines.map((line, i) => {
+    if (i === 0) return line;
+    const cells = line.split(',');
+    for (const at of spelled) {
+      const ways = SIS_SPELLINGS[cells[at]!];
+      if (ways !== undefined) cells[at] = ways[n++ % ways.length]!;
+    }
+    return cells.join(',');
+  });
+  return `${out.join('\n')}\n`;
+}
+
 export function encode(text: string, charset: string): Buffer {
   return iconv.encode(text, charset);
 }
 
-/** Checks a CSV answer: every example's rows, with the accented id and label decoded right. */
-export function expectExamplesOutput(csv: string, extraColumn = false): OutputRow[] {
-  const rows = parseOutput(csv);
+/**
+ * Checks a CSV answer: every example's rows, with the accented id and label decoded right, written with
+ * `delimiter` (the file's own unless another was asked for).
+ */
+export function expectExamplesOutput(csv: string, extraColumn = false, delimiter: ',' | ';' | '\t' = ','): OutputRow[] {
+  const header = csv.slice(0, csv.indexOf('\n'));
+  expect(header.startsWith(`student_id${delimiter}`), 'the output header is written with the expected delimiter').toBe(
+    true,
+  );
+  const rows = parseOutput(csv, delimiter);
   for (const ex of EXAMPLES) {
     const own = rows.filter((r) => r.student_id === accentedId(ex.id));
     expectRowsMatchExample(own, ex);

@@ -92,7 +92,17 @@ describe('sor bulk with the dialect options (local)', () => {
     expect(run.code).toBe(0);
     const bytes = readFileSync(out);
     expect(bytes.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
-    expectExamplesOutput(bytes.subarray(3).toString('utf8'), true);
+    expectExamplesOutput(bytes.subarray(3).toString('utf8'), true, ';');
+  });
+
+  it('answers in semicolons, or in commas with --output-delimiter comma', async () => {
+    const out = join(dir, 'local-comma.csv');
+    const run = await sor(['bulk', doneWhen, '-o', out, ...DIALECT_ARGS, '--output-delimiter', 'comma']);
+    expect(run.code, run.stderr).toBe(0);
+    expectExamplesOutput(readFileSync(out, 'utf8'), true, ',');
+    const bad = await sor(['bulk', doneWhen, ...DIALECT_ARGS, '--output-delimiter', 'pipe']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--output-delimiter must be one of: comma, semicolon, tab');
   });
 
   it('without the options: exit 1 with the delimiter hint', async () => {
@@ -151,7 +161,7 @@ describe('sor bulk --server behind a path prefix, gzip both ways', () => {
     const code = await main(['bulk', doneWhen, '-o', out, ...DIALECT_ARGS, '--server', base], cli.io);
     expect(cli.stderr()).toMatch(/all rows ok/);
     expect(code).toBe(0);
-    expectExamplesOutput(readFileSync(out, 'utf8'), true);
+    expectExamplesOutput(readFileSync(out, 'utf8'), true, ';');
     const post = seen.find((s) => s.method === 'POST')!;
     expect(post.path).toBe('/sor/v1/jobs?charset=windows-1252&delimiter=semicolon&extra_columns=keep');
     expect(post.contentEncoding).toBe('gzip');

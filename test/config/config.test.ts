@@ -94,14 +94,14 @@ describe('loadConfig', () => {
 
   it('gives the queue worker its stalled-job tuning from the same config', () => {
     expect(workerTuning(loadConfig({}))).toEqual({
-      lockDurationMs: 10_000,
-      stalledIntervalMs: 5_000,
+      lockDurationMs: 2_000,
+      stalledIntervalMs: 1_000,
       maxStalledCount: 2,
       prefetch: 0,
     });
     expect(
-      workerTuning(loadConfig({ QUEUE_LOCK_DURATION_MS: '2000', QUEUE_STALLED_INTERVAL_MS: '1000' })),
-    ).toMatchObject({ lockDurationMs: 2000, stalledIntervalMs: 1000 });
+      workerTuning(loadConfig({ QUEUE_LOCK_DURATION_MS: '10000', QUEUE_STALLED_INTERVAL_MS: '5000' })),
+    ).toMatchObject({ lockDurationMs: 10_000, stalledIntervalMs: 5_000 });
   });
 });
 

@@ -144,6 +144,22 @@ describe('Dec, operation by operation, against decimal.js (precision 60, half up
     }
   });
 
+  it('dec() reads a plain decimal string into the parts new Dec() makes, and shares equal small values', () => {
+    const texts = ['0', '-0', '0.000', '-0.0', '12', '12.0', '7.50', '.5', '5.', '0.000001', '2047.99', '2048', '-3'];
+    for (let i = 0; i < N; i++) {
+      const whole = String(int(10 ** int(9)));
+      const places = int(7);
+      const text = places === 0 ? whole : `${whole}.${String(int(10 ** places)).padStart(places, '0')}`;
+      texts.push(random() < 0.2 ? `-${text}` : text);
+    }
+    for (const text of texts) {
+      const [a, b] = [dec(text), new Dec(text)];
+      expect([a.c, a.big, a.scale, Object.is(a.c, -0)], text).toEqual([b.c, b.big, b.scale, Object.is(b.c, -0)]);
+    }
+    expect(dec('12.0')).toBe(dec('12'));
+    expect(dec('-0')).not.toBe(dec('0'));
+  });
+
   it('rejects what is not a finite decimal', () => {
     for (const bad of ['', '.', '-', 'abc', '1.2.3', '1..2', 'NaN', 'Infinity', '--1', '1e', '1-', ' 1']) {
       expect(() => new Dec(bad)).toThrow();

@@ -82,6 +82,7 @@ describe('a term label with a right-to-left override', () => {
     const warnings = await page.locator('#result .warnings').textContent();
     expect(warnings).toContain('‹U+202E›Winter');
     expect(await shown(page, '#result')).not.toMatch(ANY_CONTROL);
+    await page.locator('#worksheet-steps > summary').click();
     await page.locator('#worksheet .steps').waitFor();
     expect(await shown(page, '#worksheet')).not.toMatch(ANY_CONTROL);
     expect(await shown(page, '#worksheet')).toContain('‹U+202E›Winter');
@@ -93,7 +94,7 @@ describe('a term label with a right-to-left override', () => {
     const page = await server.newPage();
     await openPage(page, `${server.base}/`);
     // The service's messages name no value today; a message that quotes one (a proxy's, a later version's) is
-    // still shown inert.
+    // still shown inert, inside the page's own sentence.
     await page.route('**/v1/calculate', (route) =>
       route.fulfill({
         status: 422,
@@ -108,11 +109,11 @@ describe('a term label with a right-to-left override', () => {
     await fillRequest(page, example('FSA-1').request);
     await page.getByRole('button', { name: 'Calculate', exact: true }).click();
     await page.locator('#form-errors:not([hidden])').waitFor();
-    expect(await shown(page, '#form-errors')).toContain('The label ‹U+202E›Fall is refused.');
-    expect(await shown(page, '#form-errors')).toContain('got "‹U+202E›Fall"');
+    // Said in words, the quoted value escaped: beside the term and in the list at the top.
+    const sentence = 'Fall: enter a name for the term, such as Fall — got "‹U+202E›Fall".';
+    expect(await shown(page, '#form-errors')).toContain(sentence);
     expect(await shown(page, '#form-errors')).not.toMatch(ANY_CONTROL);
-    const beside = '.field[data-path="terms[0].label"] p.error';
-    expect(await shown(page, beside)).toBe('got "‹U+202E›Fall"');
+    expect(await shown(page, '#err-terms-0-label')).toBe(sentence);
   });
 });
 

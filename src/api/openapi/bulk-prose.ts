@@ -3,7 +3,6 @@
  * request column described from the request-field table), the output columns (from the output-column table) and the limits.
  */
 import {
-  BOOLEAN_SPELLINGS,
   INPUT_COLUMNS,
   REQUIRED_COLUMNS,
   SIS_TERM_COLUMNS,
@@ -12,6 +11,7 @@ import {
   TERM_COLUMNS,
 } from '../../bulk/csv-layout.ts';
 import type { RequestField } from '../../schema/fields.ts';
+import { cellSpellingNote } from '../../bulk/cell-spellings.ts';
 import { CHECK_POLICY_TEXT, checkReasonsProse } from '../../domain/check-reasons.ts';
 import { describeColumn, OUTPUT_COLUMNS } from '../../bulk/output-columns.ts';
 import { fmt, type DocumentLimits } from './prose.ts';
@@ -40,11 +40,9 @@ function cellNote(field: RequestField): string {
           ? `empty = ${String(field.default)}`
           : 'empty = default');
   const written =
-    field.type.kind === 'boolean'
-      ? `true/false, ${BOOLEAN_SPELLINGS}`
-      : field.type.kind === 'integer'
-        ? `a whole number from ${field.type.min} to ${field.type.max}`
-        : '';
+    field.type.kind === 'integer'
+      ? `a whole number from ${field.type.min} to ${field.type.max}`
+      : cellSpellingNote(field); // booleans' and enums' spellings (SIS exports), from the CSV layout
   return [written, empty].filter((part) => part !== '').join('; ');
 }
 

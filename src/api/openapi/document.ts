@@ -2,8 +2,8 @@
  * The OpenAPI 3.1 document of the service, generated with zod-openapi from the same zod schemas that validate
  * requests (src/schema/request.ts) and describe responses (src/schema/response.ts), with the prose of prose.ts
  * and the examples of examples.ts (data: nothing here runs the engine). Served at GET /v1/openapi.json. Here:
- * POST /v1/calculate, the operational paths and the components; the bulk and worksheet path items in their own
- * files (bulk-path.ts, worksheet-path.ts), on the shared headers of headers.ts.
+ * POST /v1/calculate, the operational paths and the components; the bulk, worksheet and compare path items in their
+ * own files (bulk-path.ts, worksheet-path.ts, compare-path.ts), on the shared headers of headers.ts.
  *
  * Extension point: other modules add paths (e.g. the async /v1/jobs API) through `buildOpenApiDocument({ paths })`
  * (createApp passes `extra.openApiPaths`). Their paths may use any schema exported here; error responses outside
@@ -26,7 +26,10 @@ import { calculationHeaders, commonRequestHeaders, errorResponse, responseHeader
 import { calculateDescription, fmt, infoDescription } from './prose.ts';
 import { requireBearer } from './access.ts';
 import { worksheetPathItem } from './worksheet-path.ts';
+import { comparePathItem } from './compare-path.ts';
+import { defaultsInWords } from './request-defaults.ts';
 import { TEMPLATE_PATHS } from './files-params.ts';
+import { jobWebhooks } from './webhooks-entry.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -184,6 +187,14 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
     maxBodyBytes: limits.maxBodyBytes,
   });
 
+  paths['/v1/calculate/compare'] = comparePathItem({
+    calculationHeaders,
+    responseHeaders,
+    requestHeaders: commonRequestHeaders,
+    errorResponse,
+    maxBodyBytes: limits.maxBodyBytes,
+  });
+
   for (const [path, item] of Object.entries({ ...TEMPLATE_PATHS, ...options.paths })) {
     if (path in paths) throw new Error(`OpenAPI path ${path} is already defined`);
     paths[path] = item;
@@ -197,13 +208,9 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       description: infoDescription(limits.maxBodyBytes),
       'x-rule-set': RULE_SET_ID,
     },
-    servers: [
-      {
-        url: '{base_url}',
-        description: 'Where the service is deployed.',
-        variables: { base_url: { default: 'http://localhost:8080' } },
-      },
-    ],
+    // Relative: resolved against where this description was fetched from, so /docs (Try it out) and generated
+    // clients talk to the service that served it, whatever its host, port or scheme.
+    servers: [{ url: '/', description: 'This service: the origin that served this description.' }],
     // Open API: anonymous access ({}) or the declared, not enforced, bearer scheme.
     security: [{}, { bearerAuth: [] }],
     tags: [
@@ -212,6 +219,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       { name: 'operations', description: 'Liveness and readiness probes.' },
     ],
     paths,
+    webhooks: jobWebhooks(),
     components: {
       securitySchemes: {
         bearerAuth: {
@@ -241,5 +249,6 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       },
     },
   });
+  defaultsInWords(document);
   return options.auth?.required ? requireBearer(document, options.auth.prefix) : document;
 }

@@ -43,6 +43,14 @@ export const UPLOAD_QUERY = z.object({
     .enum(Object.keys(CSV_DELIMITERS) as [keyof typeof CSV_DELIMITERS])
     .optional()
     .meta({ description: 'The cell delimiter of the file (default comma).' }),
+  output_delimiter: z
+    .enum(Object.keys(CSV_DELIMITERS) as [keyof typeof CSV_DELIMITERS])
+    .optional()
+    .meta({
+      description:
+        'The cell delimiter of the CSV output. Default: the file’s own (a semicolon file is answered in ' +
+        'semicolons, a tab file in tabs, so the spreadsheet that wrote it opens the answer).',
+    }),
   extra_columns: z.enum(['strict', 'keep']).optional().meta({
     description: 'strict (default): a column outside the layout rejects the file (400); keep: it is echoed verbatim.',
   }),
@@ -55,7 +63,8 @@ export const UPLOAD_QUERY = z.object({
 export const UPLOAD_ENCODING_NOTE =
   '\n\n### Charsets, delimiters, extra columns, gzip\n' +
   'The body may be declared in another charset (`Content-Type: text/csv; charset=windows-1252`, or `?charset=`), ' +
-  'use `;` or TAB (`?delimiter=`), keep columns outside the layout (`?extra_columns=keep`), and be sent with ' +
+  'use `;` or TAB (`?delimiter=`; the CSV answer then uses it too, unless `?output_delimiter=` asks for another), ' +
+  'keep columns outside the layout (`?extra_columns=keep`), and be sent with ' +
   '`Content-Encoding: gzip` (the limits count the decompressed bytes). `application/octet-stream` is read as ' +
   'CSV. Unnamed columns (trailing empty columns) are ignored while their cells are empty. With ' +
   '`Accept-Encoding: gzip` the answer is gzip-compressed (`Content-Encoding: gzip`, `Vary: Accept-Encoding`).' +

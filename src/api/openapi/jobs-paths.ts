@@ -10,6 +10,8 @@ import { ExtendedErrorSchema } from '../../schema/response.ts';
 import { JOBS_PATH, MAX_IDEMPOTENCY_KEY } from '../jobs-route.ts';
 import { RESULT_PATHS } from '../job-view.ts';
 import { UPLOAD_ENCODING_NOTE, UPLOAD_QUERY } from './files-params.ts';
+import { CALLBACK_PARAMETER } from '../job-callback.ts';
+import { CallbackUrlSchema } from './webhooks-entry.ts';
 import { JOB_EXAMPLE, JobSchema } from './job-schema.ts';
 
 export { JobSchema } from './job-schema.ts';
@@ -118,7 +120,7 @@ export function jobsOpenApiPaths(options: {
           "a failed or cancelled job's results are deleted at once." +
           UPLOAD_ENCODING_NOTE,
         requestParams: {
-          query: UPLOAD_QUERY,
+          query: UPLOAD_QUERY.extend({ [CALLBACK_PARAMETER]: CallbackUrlSchema }),
           header: z.object({
             'Idempotency-Key': z.string().max(MAX_IDEMPOTENCY_KEY).optional().meta({
               description: 'Client-chosen key (1-255 visible ASCII characters) that makes the submission repeatable.',
@@ -136,6 +138,7 @@ export function jobsOpenApiPaths(options: {
                 file: z
                   .string()
                   .meta({ description: 'The CSV file.', override: { type: 'string', contentMediaType: 'text/csv' } }),
+                [CALLBACK_PARAMETER]: CallbackUrlSchema,
               }),
               encoding: { file: { contentType: 'text/csv' } },
             },

@@ -4,6 +4,7 @@
  * (clickjacking), and `Referrer-Policy: no-referrer`.
  */
 import type { ServerResponse } from 'node:http';
+import type { WorksheetSummary } from '../../domain/summary.ts';
 
 /** The HTML worksheet's policy: no script, no fetch, no form, no base URL, no frame; only its inline <style>. */
 export const WORKSHEET_HTML_CSP: Readonly<Record<string, string>> = {
@@ -44,4 +45,30 @@ export function setWorksheetHtmlHeaders(res: ServerResponse): void {
     mergeCsp(Array.isArray(existing) ? existing.join('; ') : existing?.toString(), WORKSHEET_HTML_CSP),
   );
   res.setHeader('Referrer-Policy', 'no-referrer');
+}
+
+/**
+ * A student's id or name as part of a file name: letters without their accents (Díaz → Diaz), digits, `.`, `_`
+ * and `-`; every other run of characters one `-`. Empty when nothing is left.
+ */
+export function filenamePart(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '')
+    .slice(0, 60)
+    .replace(/[-.]+$/, '');
+}
+
+/**
+ * The PDF's file name: `worksheet-<student id, else name>-<award year>.pdf` (`worksheet-A00123456-2026-27.pdf`),
+ * `worksheet-<award year>.pdf` for a worksheet that names no student (or whose id and name keep no safe character).
+ */
+export function worksheetPdfFilename(summary: Pick<WorksheetSummary, 'student' | 'award_year'>): string {
+  const who = [summary.student?.id, summary.student?.name]
+    .map((text) => (text === null || text === undefined ? '' : filenamePart(text)))
+    .find((part) => part !== '');
+  const year = filenamePart(summary.award_year);
+  return who === undefined ? `worksheet-${year}.pdf` : `worksheet-${who}-${year}.pdf`;
 }

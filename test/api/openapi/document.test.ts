@@ -184,7 +184,9 @@ describe('OpenAPI 3.1 document', () => {
 
   it('documents the §2.3 request fields and the absent subsidized_amount', () => {
     const request = doc.components.schemas.CalculationRequest as { properties: Record<string, Json> };
-    expect(request.properties.final_period_of_program).toMatchObject({ type: 'boolean', default: false });
+    // The default in words, not as the `default` keyword (src/api/openapi/request-defaults.ts).
+    expect(request.properties.final_period_of_program).toMatchObject({ type: 'boolean' });
+    expect(request.properties.final_period_of_program?.description).toMatch(/Default: false\.$/);
     expect(JSON.stringify(request.properties.academic_year_credits)).toContain('null');
     expect(JSON.stringify(request.properties.academic_year_credits)).toMatch(/Required \(non-null\) when/);
     expect(JSON.stringify(request.properties.subsidized_amount)).toMatch(/no subsidized eligibility was assumed/);
@@ -381,7 +383,7 @@ describe('the document as served, with the async jobs paths added through the ex
     }
   });
 
-  it('POST /v1/jobs takes the same query parameters as the bulk door (charset, delimiter, extra_columns, bom, policy.*)', () => {
+  it('POST /v1/jobs takes the query parameters of the bulk door (charset, delimiter, extra_columns, bom, output_delimiter, policy.*) and callback_url', () => {
     type Op = { parameters?: { in: string; name: string }[] };
     const full = buildOpenApiDocument({
       paths: jobsOpenApiPaths({ ttlSeconds: 86_400, maxBytes: 1 << 20, store: 'local' }),
@@ -392,7 +394,9 @@ describe('the document as served, with the async jobs paths added through the ex
         .map((p) => p.name)
         .sort();
     const policy = POLICY_OPTIONS.map((o) => `policy.${o.name}`); // one per option of the policy table
-    expect(queryOf('/v1/calculate/bulk')).toEqual(['bom', 'charset', 'delimiter', 'extra_columns', ...policy].sort());
-    expect(queryOf('/v1/jobs')).toEqual(queryOf('/v1/calculate/bulk'));
+    expect(queryOf('/v1/calculate/bulk')).toEqual(
+      ['bom', 'charset', 'delimiter', 'extra_columns', 'output_delimiter', ...policy].sort(),
+    );
+    expect(queryOf('/v1/jobs')).toEqual([...queryOf('/v1/calculate/bulk'), 'callback_url'].sort());
   });
 });
