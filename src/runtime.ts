@@ -160,9 +160,10 @@ async function createQueueParts(
   const readiness: ReadinessCheck[] = [];
 
   if (redis) {
-    const [{ createQueueRunner }, { RedisJobStore }] = await Promise.all([
+    const [{ createQueueRunner }, { RedisJobStore }, { redisMemoryReadiness }] = await Promise.all([
       import('./queue/queue-runner.ts'),
       import('./jobs/redis-job-store.ts'),
+      import('./queue/redis-memory.ts'),
     ]);
     queue = createQueueRunner({ config, logger, fallback: local.pool, redis });
     const q = queue;
@@ -188,6 +189,8 @@ async function createQueueParts(
         return { ok: c.ok, detail: c.state };
       },
     });
+    // Before a full Redis refuses every write (src/queue/redis-memory.ts).
+    readiness.push(redisMemoryReadiness(redis.shared(), config.REDIS_MEMORY_READY_PCT));
     store = new RedisJobStore(redis.shared(), redis.prefix, config.JOB_TTL_SECONDS, config.JOBS_MAX_REDIS_BYTES);
   } else {
     store = new LocalJobStore({

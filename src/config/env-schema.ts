@@ -173,6 +173,11 @@ export const EnvSchema = z.object({
     description:
       'Every key the service keeps in Redis (queue, jobs, tokens, rate counters) starts with it and `:`; the same on the API and every worker.',
   }),
+  REDIS_MEMORY_READY_PCT: doc(int(1, 100).default(90), {
+    section: 'Redis and the queue',
+    description:
+      "/readyz fails (check redis-memory) once Redis's used memory reaches this percentage of its maxmemory, before a full Redis refuses every write.",
+  }),
   BULLMQ_PREFIX: doc(prefix.optional(), {
     section: 'Redis and the queue',
     default: 'unset',
