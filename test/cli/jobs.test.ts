@@ -1,7 +1,7 @@
 /**
  * `sor jobs` against a real service (runtime + app in this process), as an ETL script drives it: submit prints the
  * job id alone on stdout; status in words and as the job resource; download of the result, of another format and
- * of the error rows only; submit --wait --out gives the bytes of a local `sor bulk`;
+ * of the error rows only; submit --wait --out gives the bytes of a local `sor bulk`; --callback reaches the job;
  * cancel, and a download before completion, against a service whose calculation is held (never a sleep).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,6 +102,24 @@ describe('sor jobs against a service', () => {
     expect(readFileSync(remote).equals(readFileSync(local))).toBe(true);
     expect(run.stdout).toBe(''); // no id on stdout when waiting: the summary says it
     expect(run.stderr).toMatch(/sor: \d+ rows, \d+ students in .* s on http.* \(job [0-9a-f]+\): \d+ error rows/);
+  });
+
+  it('--callback reaches the job (callback_url); a callback the service refuses is one sentence, exit 4', async () => {
+    const run = await sor(['jobs', 'submit', input, '--callback', 'http://127.0.0.1:9/sor-events']);
+    expect(run.code, run.stderr).toBe(0);
+    const job = (await (await fetch(`${base}/v1/jobs/${run.stdout.trim()}`)).json()) as { callback: { url: string } };
+    expect(job.callback.url).toBe('http://127.0.0.1:9/sor-events');
+    const refused = await sor(['jobs', 'submit', input, '--callback', 'http://10.0.0.8/hook']);
+    expect(refused.code).toBe(4);
+    const said = refused.stderr.replace(/^sor: uploading .*\n/, '');
+    expect(said).toMatch(/^sor: error: the service refused to take the file \(validation_error\): callback_url /);
+    // One sentence (the envelope's field errors follow it, indented).
+    expect(
+      said
+        .trimEnd()
+        .split('\n')
+        .filter((l) => !l.startsWith('  ')),
+    ).toHaveLength(1);
   });
 
   it('an unknown job: one sentence, exit 4', async () => {
