@@ -62,7 +62,7 @@ export function termsTable(r: CalculationResult, school: Disbursement): HTMLElem
         'th',
         { scope: 'colgroup', colspan: loans.length, class: o === chosen ? 'chosen' : undefined },
         OPTION_NAMES[o],
-        o === chosen ? h('span', { class: 'badge' }, 'your school’s option') : null,
+        o === chosen ? h('span', { class: 'badge' }, 'your school') : null,
       ),
     ),
     changes ? h('th', { scope: 'colgroup', colspan: loans.length }, 'Change from final credits') : null,

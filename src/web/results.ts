@@ -75,7 +75,7 @@ function optionLine(r: CalculationResult, school: Disbursement): HTMLElement {
   const text =
     school === 'proportional' && shown === 'equal'
       ? 'Your school disburses proportionally, but proportional is not offered to this student: equal amounts apply.'
-      : `Your school disburses by the ${shown} option: its columns are marked “your school’s option”.`;
+      : `Your school disburses by the ${shown} option, marked “your school” below.`;
   return h('p', { class: 'option-line', 'data-field': 'show_both_options' }, text);
 }
 

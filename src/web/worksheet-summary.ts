@@ -59,7 +59,9 @@ function facts(s: WorksheetSummary): HTMLElement {
     { class: 'sheet-facts' },
     row(
       'Student',
-      who.length ? inert(who.join(' · ')) : 'not given (add a name and ID above to print them on the file copy)',
+      who.length
+        ? inert(who.join(' · '))
+        : h('span', { class: 'not-given' }, 'not given: add a name and ID above to print them on the file copy'),
     ),
     row('Award year', s.award_year),
     row('Rule set', s.rule_set),
@@ -163,7 +165,7 @@ function schedule(s: WorksheetSummary, school: Disbursement): HTMLElement {
                 'th',
                 { scope: 'colgroup', colspan: LOANS.length, class: o === chosen ? 'chosen' : undefined },
                 o === 'equal' ? 'Equal' : 'Proportional',
-                o === chosen ? h('span', { class: 'badge' }, 'your school’s option') : null,
+                o === chosen ? h('span', { class: 'badge' }, 'your school') : null,
               ),
             ),
           ),

@@ -39,7 +39,8 @@ export function worksheetBody(request: Record<string, unknown>, student: Student
 /** A step's output value as the page writes it: dollars, percentages, words. */
 function valueText(path: string, value: unknown): string {
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
-  if (value === null || value === '') return '—';
+  if (value === '') return 'none';
+  if (value === null) return '—';
   if (typeof value === 'string') return path.endsWith('enrollment_status') ? statusWords(value) : inWords(value);
   if (typeof value === 'number') {
     if (isDollars(path)) return formatDollars(value);
@@ -122,14 +123,13 @@ export async function showWorksheet(
   target.replaceChildren(
     heading,
     ...(sheet.summary ? summaryView(sheet.summary, school) : []),
-    appendix(sheet),
     h(
       'div',
       { class: 'signoff print-only' },
-      h('p', {}, 'Prepared by: ____________________'),
-      h('p', {}, 'Reviewed by: ____________________'),
-      h('p', {}, 'Date: ____________'),
+      h('p', {}, 'Prepared by: ____________________   Date: ____________'),
+      h('p', {}, 'Reviewed by: ____________________   Date: ____________'),
     ),
+    appendix(sheet),
   );
   return true;
 }

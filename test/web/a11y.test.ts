@@ -110,6 +110,8 @@ describe('on a phone', () => {
     expect(scroll).toBeLessThanOrEqual(client);
     expect(await caption.isVisible()).toBe(true);
     await screenshot(page, '06-phone-result');
+    await page.locator('#result-heading').evaluate((el) => (el as { scrollIntoView(): void }).scrollIntoView());
+    await page.screenshot({ path: `${SHOTS}readme-page-phone.png` });
   });
 });
 

@@ -160,6 +160,33 @@ describe('the file tab', () => {
     expect(await page.locator('#bulk-summary').textContent()).toContain('No rows with errors.');
   }, 180_000);
 
+  it('Stop cancels the running job: the status says so and no results are shown', async () => {
+    const page = await fileTab();
+    const students = 100_000;
+    const lines = ['student_id,term_label,full_time_credits,credits_enrolled,dependency_status,grade_level'];
+    for (let i = 0; i < students; i++) {
+      lines.push(`S${i},Fall,12,6,independent,second_year`, `S${i},Spring,12,9,independent,second_year`);
+    }
+    await page.locator('#bulk-file').setInputFiles({
+      name: 'large.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(`${lines.join('\n')}\n`),
+    });
+    const [accepted] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/v1/jobs'),
+      page.getByRole('button', { name: 'Calculate the file' }).click(),
+    ]);
+    const { id } = (await accepted.json()) as { id: string };
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await expect
+      .poll(() => page.locator('#bulk-progress-text').textContent(), { timeout: 60_000 })
+      .toBe('Stopped: the file was not calculated to the end.');
+    const job = (await (await fetch(`${server.base}/v1/jobs/${id}`)).json()) as { status: string };
+    expect(job.status).toBe('cancelled');
+    expect(await page.locator('#bulk-summary-heading').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Stop' }).isVisible()).toBe(false);
+  }, 120_000);
+
   it('a file refused for a column the layout does not have (when the officer refuses them) names the column', async () => {
     const page = await fileTab();
     await page.locator('#bulk-file').setInputFiles({
@@ -197,6 +224,7 @@ describe('the file tab', () => {
     expect(await page.getByLabel('Columns separated by').inputValue()).toBe('semicolon');
     expect(await page.getByLabel('Other columns').inputValue()).toBe('keep');
     await screenshot(page, '16-excel-export-read');
+    await page.locator('#file-reading').screenshot({ path: `${SHOTS}readme-page-file-read.png` });
     await runFile(page);
     expect(submitted.map((u) => u.search)).toEqual(['?charset=windows-1252&delimiter=semicolon&extra_columns=keep']);
 
@@ -227,6 +255,7 @@ describe('the file tab', () => {
       expect(label, `${from}%`).toContain(`${n(students)} student`);
     }
     await page.locator('#bulk-summary').screenshot({ path: `${SHOTS}17-excel-export-results.png` });
+    await page.locator('#bulk-summary').screenshot({ path: `${SHOTS}readme-page-file.png` });
 
     // Both downloads: every calculated student's published figures; the registrar's columns kept, accents intact.
     const csv = (await download(page, 'Download the results (.csv)')).toString('utf8').replace(/^\uFEFF/, '');

@@ -70,6 +70,7 @@ describe('the single-student page', () => {
     await screenshot(page, '01-form-empty');
     const fsa1 = example('FSA-1');
     await fillRequest(page, fsa1.request, { subsidized_amount: '$3,500', total_limit: '5,500.00' });
+    await page.locator('#student-form').screenshot({ path: `${SCREENSHOT_README}page-form.png` });
     await calculate(page);
 
     // What was typed is sent as plain numbers.
@@ -89,8 +90,7 @@ describe('the single-student page', () => {
       /Rule set 2026-27\.3\. School policy: service defaults\./,
     );
     await screenshot(page, '02-fsa1-result');
-    await page.locator('#result').scrollIntoViewIfNeeded();
-    await page.screenshot({ path: `${SCREENSHOT_README}page-fsa1.png` });
+    await page.locator('#result').screenshot({ path: `${SCREENSHOT_README}page-fsa1.png` });
     expect(problems.filter((p) => /Content Security Policy|page error/.test(p))).toEqual([]);
   });
 

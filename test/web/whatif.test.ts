@@ -73,6 +73,7 @@ describe('what if', () => {
       expect(await shown.locator('.diff').getAttribute('class'), row).toContain(after < before ? 'down' : 'up');
     }
     await screenshot(page, '50-whatif-spring-6');
+    await page.locator('#whatif').screenshot({ path: `${SHOTS}readme-page-whatif.png` });
   });
 
   it('compares up to 5 scenarios at once; a dropped term reads “dropped”', async () => {

@@ -68,7 +68,7 @@ describe('the worksheet on the page', () => {
     expect(await page.locator('#worksheet [data-field="summary.percentage"]').textContent()).toBe(arithmetic);
     const sub = `${money(fsa1.request['subsidized_amount'] as number)} × ${pct}% = ${money(fsa1.expected['annual_basic_eligibility_sub'] as number)}`;
     expect(text).toContain(sub);
-    await summary.screenshot({ path: join(SCREENSHOTS, 'readme-worksheet.png') });
+    await summary.screenshot({ path: join(SCREENSHOTS, 'readme-page-worksheet.png') });
     await screenshot(page, '25-worksheet-summary');
   });
 
@@ -127,8 +127,6 @@ describe('the worksheet on the page', () => {
     expect(numeric.filter((p) => !outputs.has(p))).toEqual([]);
 
     await screenshot(page, '20-worksheet-fsa4');
-    await page.locator('#worksheet h2').evaluate((heading) => heading.scrollIntoView());
-    await page.screenshot({ path: join(SCREENSHOTS, 'readme-worksheet.png') });
   });
 
   it('downloads the worksheet PDF of FSA example 4, whose text holds the student, the −90 steps and citations', async () => {
@@ -160,11 +158,32 @@ describe('the worksheet on the page', () => {
     expect(serious, JSON.stringify(violations.map((v) => v.id))).toEqual([]);
   });
 
-  it('prints the result and the worksheet without the form', async () => {
-    const page = await calculated('FSA-1');
+  it('prints the result, the worksheet and its folded appendix, a page each, without the form or a focus ring', async () => {
+    const page = await calculated('FSA-1', {}, ['Ana Díaz', 'A00123456']);
+    await page.locator('#worksheet-steps > summary').click(); // folded again, as the officer leaves it
+    await page.locator('#result-heading').focus();
     await page.emulateMedia({ media: 'print' });
     expect(await page.locator('#student-form').isVisible()).toBe(false);
-    expect(await page.locator('#worksheet .step').first().isVisible()).toBe(true);
+    const outline = await page.evaluate<string>(
+      "getComputedStyle(document.getElementById('result-heading')).outlineStyle",
+    );
+    expect(outline).toBe('none');
     await screenshot(page, '21-worksheet-print');
+
+    const pages = await pdfPages(new Uint8Array(await page.pdf({ format: 'Letter' })));
+    const starts = (text: string) => pages.findIndex((p) => p.trimStart().startsWith(text));
+    // Page 1: the result, not the form.
+    expect(pages[0]).toContain('Result');
+    expect(pages[0]).toContain('$1,323');
+    expect(pages[0]).not.toMatch(/Dependency status|Calculate the file|Subsidized eligibility/);
+    // The worksheet's summary on a page of its own, the student on it; the appendix (folded on the screen) after it.
+    // (The PDF's text splits the "fi" ligature: "student’s fi le".)
+    const sheet = starts('Worksheet for the student’s');
+    expect(sheet).toBeGreaterThan(0);
+    expect(pages[sheet]).toContain('Ana Díaz · A00123456');
+    expect(pages[sheet]).toContain('Prepared by');
+    const appendix = starts('Every step of the calculation');
+    expect(appendix).toBeGreaterThan(sheet);
+    expect(pages[appendix]).toContain('Credits of Fall');
   });
 });
