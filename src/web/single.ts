@@ -1,6 +1,6 @@
 /**
  * The single-student tab: submit the form to POST /v1/calculate, show the result or the errors in words, then the
- * worksheet, the print and PDF buttons and the link that reopens the same student. The student travels
+ * worksheet, the print and PDF buttons, "What if…" and the link that reopens the same student. The student travels
  * in the URL fragment only (`#dependency_status=dependent&terms[0].label=Fall…`): a fragment is never sent to a
  * server, so it never reaches a request log. The student's name and ID never travel in it: they go with the
  * worksheet requests only. The school policy (policy.ts) goes with the request as `policy` and with the link as
@@ -12,6 +12,7 @@ import { StudentForm, type FieldError, type FormState } from './form.ts';
 import { POLICY_PREFIX, choicesFromState, choicesWords, type PolicySection } from './policy.ts';
 import { renderResult, type CalculationResult } from './results.ts';
 import { downloadPdf, showWorksheet } from './worksheet-view.ts';
+import { WhatIf } from './whatif.ts';
 import { inWords } from './words.ts';
 
 interface ErrorBody {
@@ -48,6 +49,7 @@ export function startSingle(policy: PolicySection): void {
   const link = byId<HTMLAnchorElement>('reopen-link');
   const status = byId('single-status');
   const pdfButton = byId<HTMLButtonElement>('pdf-button');
+  const whatIf = new WhatIf(byId('whatif'), byId<HTMLButtonElement>('whatif-button'), (i) => form.termName(i));
   let lastRequest: Record<string, unknown> | null = null;
   // Each calculation's number: an answer that arrives after a newer calculation started is dropped.
   let latest = 0;
@@ -56,6 +58,7 @@ export function startSingle(policy: PolicySection): void {
     output.replaceChildren();
     sheet.replaceChildren();
     actions.hidden = true;
+    whatIf.reset(null);
     lastRequest = null;
   };
 
@@ -105,18 +108,28 @@ export function startSingle(policy: PolicySection): void {
     history.replaceState(null, '', link.href);
     actions.hidden = false;
     status.textContent = 'Calculated.';
+    whatIf.reset({ request, result: body, school: policy.disbursement() });
     if (focus) byId('result-heading').focus();
-    pdfButton.disabled = !(await showWorksheet(sheet, request, {}, policy.disbursement()));
+    pdfButton.disabled = !(await showWorksheet(sheet, request, form.identity(), policy.disbursement()));
   }
 
   form.form.addEventListener('submit', (event) => {
     event.preventDefault();
     void calculate();
   });
+  // The name and ID are printed on the worksheet: a change shows on the worksheet at once.
+  for (const id of ['student-name', 'student-id']) {
+    byId(id).addEventListener('change', () => {
+      if (lastRequest === null) return;
+      void showWorksheet(sheet, lastRequest, form.identity(), policy.disbursement()).then((ok) => {
+        pdfButton.disabled = !ok;
+      });
+    });
+  }
   byId('print-button').addEventListener('click', () => window.print());
   pdfButton.addEventListener('click', () => {
     if (lastRequest === null) return;
-    void downloadPdf(lastRequest, {}).then((problem) => {
+    void downloadPdf(lastRequest, form.identity()).then((problem) => {
       status.textContent = problem ?? 'The PDF was downloaded.';
     });
   });

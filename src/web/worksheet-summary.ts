@@ -8,14 +8,21 @@
 import { formatDollars, h, inert } from './dom.ts';
 import type { Disbursement } from './policy.ts';
 import { LOANS, type LoanAmounts } from './result-types.ts';
-import { citationWords, inWords, statusWords } from './words.ts';
+import { citationWords, inWords } from './words.ts';
 
 export interface WorksheetSummary {
-  student: { name?: string | null; id?: string | null } | null;
+  student: { name: string | null; id: string | null } | null;
   award_year: string;
   rule_set: string;
-  policy: { option: string; label: string; value: string; is_default: boolean; text: string }[];
-  percentage: { pct: number; arithmetic: string; text: string; citation: string };
+  policy: { option: string; label: string; value: string; value_label: string; is_default: boolean; text: string }[];
+  percentage: {
+    pct: number;
+    kind: 'reduction' | 'full_time' | 'final_period';
+    arithmetic: string;
+    text: string;
+    citation: string;
+    limits: { limit: string; label: string; statutory: number; prorated: number; arithmetic: string }[];
+  };
   annual: {
     loan: string;
     label: string;
@@ -23,14 +30,20 @@ export interface WorksheetSummary {
     pct: number;
     amount: number;
     arithmetic: string;
+    basis: string;
     citation: string;
   }[];
+  /** Which disbursement options the school may use, and why. */
+  options: string;
   schedule: {
     label: string;
     status: string;
     intensity_pct: number;
+    credits: string;
+    paid_before: boolean;
     equal: LoanAmounts;
     proportional: LoanAmounts | null;
+    note: string;
   }[];
   totals: { equal: LoanAmounts; proportional: LoanAmounts | null };
   adjustments: string[];
@@ -54,7 +67,7 @@ function facts(s: WorksheetSummary): HTMLElement {
       'School policy',
       changed.length === 0
         ? 'service defaults'
-        : h('span', {}, ...changed.flatMap((p, i) => [i ? '; ' : '', inert(inWords(p.text || p.label))])),
+        : h('span', {}, ...changed.flatMap((p, i) => [i ? ' ' : '', inert(inWords(p.text))])),
     ),
   );
 }
@@ -67,6 +80,13 @@ function percentage(s: WorksheetSummary): HTMLElement {
     h('h3', {}, 'Percentage'),
     h('p', { class: 'arithmetic', 'data-field': 'summary.percentage' }, inert(p.arithmetic)),
     h('p', {}, inert(inWords(p.text))),
+    p.limits.length
+      ? h(
+          'ul',
+          { class: 'limits' },
+          ...p.limits.map((l) => h('li', {}, `${l.label}: `, h('span', { class: 'arithmetic' }, inert(l.arithmetic)))),
+        )
+      : null,
     h('p', { class: 'cite' }, h('cite', {}, citationWords(p.citation))),
   );
 }
@@ -93,7 +113,12 @@ function annual(s: WorksheetSummary): HTMLElement {
             'tr',
             {},
             h('th', { scope: 'row' }, a.label),
-            h('td', { class: 'arithmetic' }, inert(a.arithmetic)),
+            h(
+              'td',
+              {},
+              h('span', { class: 'arithmetic' }, inert(a.arithmetic)),
+              h('span', { class: 'basis' }, inert(inWords(a.basis))),
+            ),
             h('td', { class: 'num', 'data-field': `summary.annual.${a.loan}` }, formatDollars(a.amount)),
             h('td', { class: 'cite' }, citationWords(a.citation)),
           ),
@@ -113,10 +138,12 @@ function schedule(s: WorksheetSummary, school: Disbursement): HTMLElement {
       : LOANS.map(([loan]) =>
           h('td', { class: `num${option === chosen ? ' chosen' : ''}` }, formatDollars(amounts[loan])),
         );
+  const notes = s.schedule.filter((t) => t.note !== '');
   return h(
     'section',
     { class: 'sheet-part' },
     h('h3', {}, 'Schedule'),
+    h('p', {}, inert(inWords(s.options))),
     h(
       'div',
       { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Schedule per term' },
@@ -156,7 +183,7 @@ function schedule(s: WorksheetSummary, school: Disbursement): HTMLElement {
               'tr',
               {},
               h('th', { scope: 'row' }, inert(t.label)),
-              h('td', {}, `${statusWords(t.status)}, ${t.intensity_pct}%`),
+              h('td', {}, inert(`${t.status}, ${t.credits}`)),
               ...options.flatMap((o) => cells(t[o], o)),
             ),
           ),
@@ -168,6 +195,9 @@ function schedule(s: WorksheetSummary, school: Disbursement): HTMLElement {
         ),
       ),
     ),
+    notes.length
+      ? h('ul', { class: 'term-notes' }, ...notes.map((t) => h('li', {}, inert(`${t.label}: ${inWords(t.note)}`))))
+      : null,
   );
 }
 

@@ -38,7 +38,8 @@ async function axe(page: Page, state: string): Promise<void> {
 }
 
 /** How far the page is wider than the screen (0 or less: no sideways scrolling). */
-const overflow = (page: Page) => page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+const overflow = (page: Page) =>
+  page.evaluate<number>(`document.documentElement.scrollWidth - ${page.viewportSize()!.width}`);
 
 describe.each(WIDTHS)('at %s px', (width, options) => {
   it('the single-student tab: no serious or critical violation, empty, with errors, with a result and the policy', async () => {

@@ -66,7 +66,7 @@ describe('the page with access control', () => {
       await page.locator('#bulk-summary-heading').waitFor({ timeout: 60_000 });
       const [file] = await Promise.all([
         page.waitForEvent('download'),
-        page.getByRole('button', { name: 'Download CSV' }).click(),
+        page.getByRole('button', { name: 'Download the results (.csv)' }).click(),
       ]);
       expect(readFileSync((await file.path())!).equals(EXPECTED_CSV)).toBe(true);
       await screenshot(page, '33-access-bulk');

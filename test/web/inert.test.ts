@@ -1,8 +1,8 @@
 /**
- * Bidirectional-control characters on the page: a term label or a student id holding a
+ * Bidirectional-control characters on the page: a term label or a file's column name holding a
  * right-to-left override (U+202E) is shown inert — each control as a visible escape (‹U+202E›, the worksheet's
  * escapes) inside its own isolate (`unicode-bidi: isolate`) — in the result, its warnings, the field errors and
- * the bulk tab's error rows, while the value sent to the service is the text as typed, byte for byte.
+ * the file tab's notices, while the value sent to the service is the text as typed, byte for byte.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -117,24 +117,25 @@ describe('a term label with a right-to-left override', () => {
   });
 });
 
-describe('a student id with a right-to-left override in a file', () => {
-  it('is shown inert in the error rows of the bulk tab', async () => {
-    const file = join(SCREENSHOTS, 'bidi-students.csv');
+describe('a column name with a right-to-left override in a file', () => {
+  it('is shown inert where the file tab names it: the notice, the header as read, the file’s results', async () => {
+    const file = join(SCREENSHOTS, 'bidi-columns.csv');
     writeFileSync(
       file,
-      'student_id,term_label,full_time_credits,credits_enrolled,dependency_status,grade_level,subsidized_amount\n' +
-        `${RLO}1234,Fall,12,six,dependent,first_year,3500\n` +
-        'S2,Fall,12,6,dependent,first_year,3500\n',
+      `student_id,term_label,full_time_credits,credits_enrolled,dependency_status,grade_level,${RLO}Notes\n` +
+        'S1,Fall,12,six,dependent,first_year,x\n' +
+        'S2,Fall,12,6,dependent,first_year,y\n',
     );
     const page = await server.newPage();
     await openPage(page, `${server.base}/#bulk`);
     await page.locator('#bulk-file').setInputFiles(file);
+    const notice = page.locator('#file-notices code.column').first();
+    expect(await notice.textContent()).toBe('‹U+202E›Notes');
+    expect(await notice.locator('bdi.inert').count()).toBe(1);
+    expect(await shown(page, '#file-reading')).not.toMatch(ANY_CONTROL);
     await page.getByRole('button', { name: 'Calculate the file' }).click();
     await page.locator('#bulk-summary-heading').waitFor({ timeout: 60_000 });
-    const student = page.locator('#bulk-summary table.errors tbody tr td:nth-child(2)').first();
-    expect(await student.textContent()).toBe('‹U+202E›1234');
-    expect(await student.locator('bdi.inert').count()).toBe(1);
     expect(await shown(page, '#bulk-summary')).not.toMatch(ANY_CONTROL);
-    await screenshot(page, '23-bidi-student-id');
+    await screenshot(page, '23-bidi-column');
   });
 });

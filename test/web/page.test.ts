@@ -134,6 +134,9 @@ describe('the single-student page', () => {
     await openPage(page, `${server.base}/`);
     const fsa4 = example('FSA-4');
     await fillRequest(page, fsa4.request);
+    // The name and ID are for the worksheet: never in the link, never stored by the browser.
+    await page.getByLabel('Student name').fill('Ana Díaz');
+    await page.getByLabel('Student ID').fill('A00123456');
     await calculate(page);
     const before = await resultCells(page);
     const link = await page.getByRole('link', { name: 'Link to this student' }).getAttribute('href');
@@ -142,11 +145,17 @@ describe('the single-student page', () => {
     expect(url.search).toBe('');
     expect(url.pathname).toBe('/');
     expect(url.hash).toContain('terms%5B0%5D.prior_disbursement_sub=502');
+    for (const text of [link!, decodeURIComponent(link!), page.url()]) {
+      expect(text).not.toMatch(/A00123456|Ana|D%C3%ADaz|student\./);
+    }
+    const stored = await page.evaluate<string>('JSON.stringify([{ ...localStorage }, { ...sessionStorage }])');
+    expect(stored).not.toMatch(/A00123456|Ana/);
 
     const other = await newPage();
     await openPage(other, link!);
     await other.locator('#result [data-field="reduced_annual_pct"]').waitFor();
     expect(await other.locator('tr.term').count()).toBe(3);
+    expect(await other.getByLabel('Student name').inputValue()).toBe('');
     expect(await other.locator('[name="terms[0].actual_final_credits"]').inputValue()).toBe('6');
     expect(await other.locator('[name="subsidized_amount"]').inputValue()).toBe('2000');
     expect(await other.locator('[name="academic_year_terms"]').inputValue()).toBe('3');

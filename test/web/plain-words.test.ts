@@ -1,14 +1,16 @@
 /**
  * The page speaks the aid office's language: in a real browser, every text a person can read on the page — each
  * tab, every folded section opened, the errors, results of the worked examples with their warnings and notes, the
- * school policy in force, the worksheet — is scanned, and none holds `null`, `JSON`, a section sign, an HTTP status
- * code or an API field path (`terms[1].credits_enrolled`, `subsidized_amount`). The only API names allowed are the
- * small "API: credits_enrolled" hints for integrators (class `api`), which the scan leaves out.
+ * school policy in force, the worksheet and its summary, what-if, a file's results — is scanned, and none holds
+ * `null`, `JSON`, a section sign, an HTTP status code or an API field path (`terms[1].credits_enrolled`,
+ * `subsidized_amount`). Left out of the scan: the small "API: credits_enrolled" hints for integrators (class `api`)
+ * and, on the file tab, the file's own column names as its header row spells them (`code.column`).
  */
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { openPage, useBrowserSession } from './browser.ts';
 import { calculate, example, fillRequest, setPolicy } from './form-helpers.ts';
+import { excelExport } from './excel-export.ts';
 
 const server = useBrowserSession();
 
@@ -32,7 +34,7 @@ const FORBIDDEN: readonly (readonly [string, RegExp])[] = [
 async function readableText(page: Page): Promise<string> {
   return page.evaluate<string>(`(() => {
     for (const d of document.querySelectorAll('details')) d.open = true;
-    const hints = [...document.querySelectorAll('.api')];
+    const hints = [...document.querySelectorAll('.api, code.column')];
     for (const el of hints) el.style.display = 'none';
     const text = document.body.innerText;
     for (const el of hints) el.style.display = '';
@@ -94,11 +96,30 @@ describe('the words on the page', () => {
     await fillRequest(page, example('FSA-1').request);
     await calculate(page);
     expectPlain(await readableText(page), 'every policy option changed');
+    // What if, with a term dropped.
+    await page.getByRole('button', { name: 'What if…' }).click();
+    await page.locator('#whatif .change-kind').selectOption('drop');
+    await page.getByRole('button', { name: 'Compare' }).click();
+    await page.locator('#comparison-heading').waitFor();
+    expectPlain(await readableText(page), 'what if');
   });
 
-  it('the file tab', async () => {
+  it('the file tab: a file read, its results, its grouped errors; a refused file', async () => {
     const page = await server.newPage();
     await openPage(page, `${server.base}/#bulk`);
     expectPlain(await readableText(page), 'the file tab');
+    await page.locator('#bulk-file').setInputFiles({
+      name: 'export.csv',
+      mimeType: 'text/csv',
+      buffer: excelExport(100, 10).bytes,
+    });
+    expectPlain(await readableText(page), 'a file read');
+    await page.getByRole('button', { name: 'Calculate the file' }).click();
+    await page.locator('#bulk-summary-heading').waitFor({ timeout: 60_000 });
+    expectPlain(await readableText(page), 'a file’s results');
+    await page.getByLabel('Other columns').selectOption('strict');
+    await page.getByRole('button', { name: 'Calculate the file' }).click();
+    await page.locator('#bulk-error:not([hidden])').waitFor({ timeout: 60_000 });
+    expectPlain(await readableText(page), 'a refused file');
   });
 });
