@@ -152,11 +152,17 @@ export async function runJob(ctx: JobRunContext, pending: PendingJob, signal: Ab
   });
   metrics.jobTransitions.inc({ status: 'running' });
   log.info('async job running');
+  // Progress is written at most every PROGRESS_EVERY_MS, and the last count of a burst is written when the window
+  // ends: a chunk that finishes just after a write is not left unseen while the next, slow one runs.
   let lastWrite = 0;
-  const onProgress = (p: BulkProgress) => {
-    const now = Date.now();
-    if (now - lastWrite < PROGRESS_EVERY_MS) return;
-    lastWrite = now;
+  let latest: BulkProgress | undefined;
+  let trailing: NodeJS.Timeout | undefined;
+  const writeProgress = () => {
+    trailing = undefined;
+    const p = latest;
+    if (p === undefined) return;
+    latest = undefined;
+    lastWrite = Date.now();
     void ctx.update({
       students_done: p.students,
       rows_done: p.rows,
@@ -166,22 +172,36 @@ export async function runJob(ctx: JobRunContext, pending: PendingJob, signal: Ab
     });
     void ctx.cancelledElsewhere().then((yes) => yes && ctx.cancel());
   };
+  const onProgress = (p: BulkProgress) => {
+    latest = p;
+    if (trailing !== undefined) return;
+    const wait = lastWrite + PROGRESS_EVERY_MS - Date.now();
+    if (wait <= 0) writeProgress();
+    else trailing = setTimeout(writeProgress, wait);
+  };
+  const stopProgress = () => {
+    clearTimeout(trailing);
+    trailing = undefined;
+    latest = undefined;
+  };
   const results = resultOutputs(ctx, record);
   try {
-    const summary = await ctx.runBulk({
-      input: createReadStream(path, { highWaterMark: PIPELINE_READ_BYTES }),
-      nonContiguous,
-      dialect,
-      policy,
-      output: results.outputs[record.format],
-      outputs: results.outputs,
-      format: record.format,
-      runner: ctx.runners,
-      config: ctx.config,
-      limits: { maxBytes: ctx.config.BULK_MAX_BYTES, maxRows: ctx.config.BULK_MAX_ROWS },
-      onProgress,
-      signal,
-    });
+    const summary = await ctx
+      .runBulk({
+        input: createReadStream(path, { highWaterMark: PIPELINE_READ_BYTES }),
+        nonContiguous,
+        dialect,
+        policy,
+        output: results.outputs[record.format],
+        outputs: results.outputs,
+        format: record.format,
+        runner: ctx.runners,
+        config: ctx.config,
+        limits: { maxBytes: ctx.config.BULK_MAX_BYTES, maxRows: ctx.config.BULK_MAX_ROWS },
+        onProgress,
+        signal,
+      })
+      .finally(stopProgress);
     await results.finish();
     if (await ctx.cancelledElsewhere()) {
       await ctx.store.clearResult(id);
