@@ -133,15 +133,16 @@ export function startBulk(policy: PolicySection): void {
   const choose = async (f: File | null | undefined) => {
     file = f ?? null;
     chosenText.textContent = file ? `${file.name} (${formatNumber(file.size)} bytes)` : 'No file chosen.';
-    button.disabled = file === null;
+    // Calculate waits for the file's first bytes: it sends the settings read from them.
+    button.disabled = true;
     chosen = { charset: false, delimiter: false };
     extraSelect.value = 'keep';
-    if (file === null) {
-      readingBox.hidden = true;
-      return;
-    }
+    // Until the new file's first bytes are read, nothing about the last one is shown.
+    readingBox.hidden = true;
+    if (file === null) return;
     sample = new Uint8Array(await file.slice(0, SNIFF_BYTES).arrayBuffer());
     describe();
+    button.disabled = running !== null;
   };
   input.addEventListener('change', () => void choose(input.files?.[0]));
   drop.addEventListener('dragover', (e) => {

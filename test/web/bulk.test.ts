@@ -29,6 +29,12 @@ async function fileTab(options: ContextOptions = {}): Promise<Page> {
   return page;
 }
 
+/** Chooses a file as a person would, and waits until the page has read how it is written. */
+async function chooseFile(page: Page, files: Parameters<Page['setInputFiles']>[1]): Promise<void> {
+  await page.locator('#bulk-file').setInputFiles(files);
+  await page.locator('#file-reading').waitFor();
+}
+
 async function runFile(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Calculate the file' }).click();
   await page.locator('#bulk-summary-heading, #bulk-error:not([hidden])').first().waitFor({ timeout: 120_000 });
@@ -57,7 +63,7 @@ describe('the file tab', () => {
   it('calculates samples/sample.csv as one job: counts, grouped errors, and the golden files as downloads', async () => {
     const page = await fileTab();
     const submitted = jobSubmissions(page);
-    await page.locator('#bulk-file').setInputFiles(SAMPLE.pathname);
+    await chooseFile(page, SAMPLE.pathname);
     expect(await page.locator('#bulk-chosen').textContent()).toContain('sample.csv');
     expect(await page.locator('#file-notices').textContent()).toBe(
       'A plain UTF-8 file with commas and the layout’s columns.',
@@ -114,6 +120,7 @@ describe('the file tab', () => {
     );
     await page.locator('#drop-zone').dispatchEvent('dragover', { dataTransfer: drop });
     await page.locator('#drop-zone').dispatchEvent('drop', { dataTransfer: drop });
+    await page.locator('#file-reading').waitFor();
     expect(await page.locator('#bulk-chosen').textContent()).toContain('registrar.csv');
     await runFile(page);
 
@@ -135,7 +142,7 @@ describe('the file tab', () => {
     for (let i = 0; i < students; i++) {
       lines.push(`S${i},Fall,12,6,independent,second_year`, `S${i},Spring,12,9,independent,second_year`);
     }
-    await page.locator('#bulk-file').setInputFiles({
+    await chooseFile(page, {
       name: 'large.csv',
       mimeType: 'text/csv',
       buffer: Buffer.from(`${lines.join('\n')}\n`),
@@ -167,7 +174,7 @@ describe('the file tab', () => {
     for (let i = 0; i < students; i++) {
       lines.push(`S${i},Fall,12,6,independent,second_year`, `S${i},Spring,12,9,independent,second_year`);
     }
-    await page.locator('#bulk-file').setInputFiles({
+    await chooseFile(page, {
       name: 'large.csv',
       mimeType: 'text/csv',
       buffer: Buffer.from(`${lines.join('\n')}\n`),
@@ -189,7 +196,7 @@ describe('the file tab', () => {
 
   it('a file refused for a column the layout does not have (when the officer refuses them) names the column', async () => {
     const page = await fileTab();
-    await page.locator('#bulk-file').setInputFiles({
+    await chooseFile(page, {
       name: 'typo.csv',
       mimeType: 'text/csv',
       buffer: Buffer.from(
@@ -212,9 +219,7 @@ describe('the file tab', () => {
     const page = await fileTab();
     const submitted = jobSubmissions(page);
     const file = excelExport(5000, 125);
-    await page
-      .locator('#bulk-file')
-      .setInputFiles({ name: 'registrar-export.csv', mimeType: 'text/csv', buffer: file.bytes });
+    await chooseFile(page, { name: 'registrar-export.csv', mimeType: 'text/csv', buffer: file.bytes });
     // What the page found, in notices, and the settings it will send.
     const notices = (await page.locator('#file-notices').textContent()) ?? '';
     expect(notices).toContain('The file is not UTF-8: it is read as Windows-1252');
@@ -298,7 +303,7 @@ describe.each([
 ] as const)('the file tab at %s px', (width, options) => {
   it('has no serious or critical accessibility violation with a file read and its results shown (axe-core)', async () => {
     const page = await fileTab({ ...options, bypassCSP: true });
-    await page.locator('#bulk-file').setInputFiles({
+    await chooseFile(page, {
       name: 'registrar-export.csv',
       mimeType: 'text/csv',
       buffer: excelExport(200, 25).bytes,
