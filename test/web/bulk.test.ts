@@ -167,6 +167,46 @@ describe('the file tab', () => {
     expect(await page.locator('#bulk-summary').textContent()).toContain('No rows with errors.');
   }, 180_000);
 
+  it('reads Excel’s “Unicode text” export as it is: UTF-16 with its byte order mark, tabs between columns', async () => {
+    const page = await fileTab();
+    const submitted = jobSubmissions(page);
+    const text =
+      'student_id\tterm_label\tfull_time_credits\tcredits_enrolled\tdependency_status\tgrade_level\tsubsidized_amount\r\n' +
+      'FSA-1\tFall\t12\t6\tdependent\tfirst_year\t3500\r\n' +
+      'FSA-1\tSpring\t12\t9\tdependent\tfirst_year\t3500\r\n';
+    const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+    await chooseFile(page, { name: 'unicode.txt', mimeType: 'text/plain', buffer: bytes });
+    const notices = (await page.locator('#file-notices').textContent()) ?? '';
+    expect(notices).toContain('Characters: UTF-16, as the file itself says.');
+    expect(notices).toContain('Columns are separated by tabs (found in the header row).');
+    await runFile(page);
+    expect(submitted.map((u) => u.search)).toEqual(['?charset=utf-16le&delimiter=tab&extra_columns=keep']);
+    expect(await shownText(page, 'counts.rows_ok')).toBe('2');
+    // FSA example 1 (its published 2,205 subsidized for the year is the file's whole subsidized total).
+    expect(await shownText(page, 'summary.totals.equal.subsidized')).toBe('$2,205');
+  });
+
+  it('sends the settings the officer changes, and shows the service’s answer about them', async () => {
+    const page = await fileTab();
+    const submitted = jobSubmissions(page);
+    await chooseFile(page, { name: 'registrar-export.csv', mimeType: 'text/csv', buffer: excelExport(20, 50).bytes });
+    await page.getByLabel('Characters').selectOption('utf-8');
+    expect(await page.locator('#file-notices').textContent()).toContain('Characters: read as UTF-8, as chosen below.');
+    // The header row is read again with the chosen setting: the semicolons are still found.
+    expect(await page.getByLabel('Columns separated by').inputValue()).toBe('semicolon');
+    await runFile(page);
+    expect(submitted.map((u) => u.search)).toEqual(['?charset=utf-8&delimiter=semicolon&extra_columns=keep']);
+    // Windows-1252 bytes are not UTF-8: the service says where, and the page says what to change on the page (not
+    // the header or URL parameter another client would send).
+    const alert = page.locator('#bulk-error');
+    expect(await alert.isVisible()).toBe(true);
+    const text = (await alert.textContent()) ?? '';
+    expect(text).toMatch(/^The CSV file is not valid UTF-8: line 2 /);
+    expect(text).toContain('Choose how the file’s characters are written under “Characters” above');
+    expect(text).not.toMatch(/Content-Type|\?charset|command line/);
+    await screenshot(page, '19-file-wrong-charset');
+  });
+
   it('Stop cancels the running job: the status says so and no results are shown', async () => {
     const page = await fileTab();
     const students = 100_000;
