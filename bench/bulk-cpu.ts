@@ -31,6 +31,11 @@ const args = benchArgs('npm run bench:bulk-cpu --', {
   students: { type: 'number', default: 20_000, help: 'students in the seeded random file' },
   rounds: { type: 'number', default: 5, help: 'measured rounds per checkout (after one warm-up round)' },
   baseline: { type: 'string', default: '', help: 'another checkout of this repository to compare with' },
+  young: {
+    type: 'string',
+    default: '32',
+    help: "the thread's young generation in MB (the pool threads' maxYoungGenerationSizeMb); a list (8,32) compares them",
+  },
   phases: { type: 'string', default: 'prescan,main,calculate,chunks', help: 'which measurements, comma-separated' },
 });
 
@@ -112,11 +117,11 @@ parentPort.on('message', async (phase) => {
 parentPort.postMessage('ready');
 `;
 
-function startTree(root: string, file: string): Promise<Worker> {
+function startTree(root: string, file: string, youngMb: number): Promise<Worker> {
   const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(WORKER)}`), {
     workerData: { root: pathToFileURL(root).href.replace(/\/?$/, '/'), file },
     // The pool threads' limits (src/bulk/runners/pool.ts DEFAULT_THREAD_LIMITS): the same garbage collection.
-    resourceLimits: { maxYoungGenerationSizeMb: 32, maxOldGenerationSizeMb: 512 },
+    resourceLimits: { maxYoungGenerationSizeMb: youngMb, maxOldGenerationSizeMb: 512 },
   });
   return new Promise((res, rej) => {
     worker.once('message', () => res(worker));
@@ -137,13 +142,14 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function main(): Promise<void> {
   const n = args.students;
   const file = await writeRandomFile(`${ROOT}.bench-tmp/bulk-${n}.csv`, { students: n, seed: 20260701 });
-  const trees: [string, string][] = [['this', ROOT]];
-  if (args.baseline !== '') trees.push(['baseline', resolve(args.baseline)]);
+  const youngs = args.young.split(',').map(Number);
+  const trees: [string, string, number][] = youngs.map((y) => [youngs.length > 1 ? `young ${y} MB` : 'this', ROOT, y]);
+  if (args.baseline !== '') trees.push(['baseline', resolve(args.baseline), youngs[0]!]);
   console.log(
     `bench:bulk-cpu — ${cpus()[0]?.model ?? 'cpu'}, ${availableParallelism()} cores, Node ${process.version}; ` +
       `${n.toLocaleString('en-US')} random students; CPU µs per student (thread / process incl. GC helpers)`,
   );
-  const workers = await Promise.all(trees.map(([, root]) => startTree(root, file)));
+  const workers = await Promise.all(trees.map(([, root, young]) => startTree(root, file, young)));
   const phases = args.phases.split(',').filter(Boolean);
   const results = new Map<string, PhaseResult[]>();
   for (let round = 0; round <= args.rounds; round++) {

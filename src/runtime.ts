@@ -15,7 +15,8 @@
  *    BULK_QUEUE_FALLBACK), a `redis` readiness check (reachable, version, maxmemory-policy noeviction, logged at
  *    start-up too; /readyz shows only its state, never an address), async jobs in Redis, bull-board at
  *    /admin/queues when ADMIN_TOKEN is set (read-only unless ADMIN_READ_ONLY=false; off, and logged so, without);
- *  - without: the large runner stays the pool and async jobs use the in-process store (lost on restart);
+ *  - without: the large runner stays the pool and async jobs use the local store (SQLite and files in JOBS_DIR:
+ *    they survive a restart);
  *  - always: the /v1/jobs router and its OpenAPI paths, GET /metrics, and runners instrumented for metrics
  *    (chunk durations, rows and students processed);
  *  - with WEBHOOK_SECRET: the signed webhooks (src/webhooks/), their outbox in Redis or in JOBS_DIR, told of every
@@ -46,7 +47,7 @@ import { instrumentRunner } from './bulk/runners/instrumented.ts';
 import { setGaugeSources } from './metrics.ts';
 import { AsyncJobs } from './jobs/async-jobs.ts';
 import { jobsStoreReadiness } from './jobs/store-readiness.ts';
-import { MemoryJobStore } from './jobs/job-store.ts';
+import { LocalJobStore } from './jobs/local-job-store.ts';
 import type { JobStore } from './jobs/job-store.ts';
 import type { QueueRunner } from './queue/queue-runner.ts';
 import type { RedisConnections } from './redis.ts';
@@ -126,7 +127,10 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
 /** Below this many characters the admin token is accepted, with a warning (compose and k8s generate 64). */
 const MIN_ADMIN_TOKEN_LENGTH = 24;
 
-/** How long running async jobs get to finish when the API shuts down before they are failed. */
+/**
+ * How long running async jobs get to finish when the API shuts down (at most SHUTDOWN_GRACE_MS) before they are
+ * handed back, to run again from their uploads when the service is back.
+ */
 const JOBS_DRAIN_MS = 10_000;
 
 interface QueueParts {
@@ -156,9 +160,10 @@ async function createQueueParts(
   const readiness: ReadinessCheck[] = [];
 
   if (redis) {
-    const [{ createQueueRunner }, { RedisJobStore }] = await Promise.all([
+    const [{ createQueueRunner }, { RedisJobStore }, { redisMemoryReadiness }] = await Promise.all([
       import('./queue/queue-runner.ts'),
       import('./jobs/redis-job-store.ts'),
+      import('./queue/redis-memory.ts'),
     ]);
     queue = createQueueRunner({ config, logger, fallback: local.pool, redis });
     const q = queue;
@@ -184,15 +189,20 @@ async function createQueueParts(
         return { ok: c.ok, detail: c.state };
       },
     });
+    // Before a full Redis refuses every write (src/queue/redis-memory.ts).
+    readiness.push(redisMemoryReadiness(redis.shared(), config.REDIS_MEMORY_READY_PCT));
     store = new RedisJobStore(redis.shared(), redis.prefix, config.JOB_TTL_SECONDS, config.JOBS_MAX_REDIS_BYTES);
   } else {
-    store = new MemoryJobStore(config.JOB_TTL_SECONDS, {
+    store = new LocalJobStore({
       dir: config.JOBS_DIR,
+      ttlSeconds: config.JOB_TTL_SECONDS,
       maxBytes: config.JOBS_MAX_DISK_BYTES,
+      onError: (err: unknown) => logger.warn({ err }, 'jobs: the sweep of the job store failed'),
     });
     logger.info(
-      'queue: REDIS_URL not set: bulk runs on the local pool; async jobs are kept in memory (lost on restart), ' +
-        'their results gzip on disk',
+      { jobsDir: config.JOBS_DIR },
+      'queue: REDIS_URL not set: bulk runs on the local pool; async jobs are kept in JOBS_DIR (SQLite and gzip ' +
+        'files): they survive a restart',
     );
   }
 
@@ -211,6 +221,7 @@ async function createQueueParts(
     config,
     logger,
     store,
+    jobsDir: config.JOBS_DIR,
     runners: { small, large },
     runBulk,
     onJobEnded: webhooks && ((record) => webhooks.jobEnded(record)),
@@ -275,7 +286,7 @@ async function createQueueParts(
     close() {
       closing ??= (async () => {
         await adminListener?.close();
-        await jobs.close(JOBS_DRAIN_MS);
+        await jobs.close(Math.min(JOBS_DRAIN_MS, config.SHUTDOWN_GRACE_MS));
         await webhooks?.close();
         await webhooks?.store.close();
         await store.close();

@@ -28,7 +28,7 @@ import { AppError, appError } from '../errors.ts';
 import type { AsyncJobs } from '../jobs/async-jobs.ts';
 import type { JobRecord, ResultFormat, ResultPart } from '../jobs/job-store.ts';
 import { UploadDigest } from '../jobs/upload-digest.ts';
-import { adoptSpoolFile, diskFullAsAppError } from '../jobs/spool.ts';
+import { diskFullAsAppError } from '../jobs/spool.ts';
 import { dialectKey, isDefaultDialect } from '../bulk/csv-dialect.ts';
 import { JOBS_PATH, RESULT_PATHS, viewWithExtras, type JobExtrasSource } from './job-view.ts';
 import { queryPolicyChoices } from './policy-query.ts';
@@ -146,12 +146,10 @@ export function jobsRouter(
       if (fromForm !== undefined) callback = await checkedCallback(options.webhooks, fromForm);
       const callbackUrl = jobCallback(options.webhooks, callback);
       await chargeStudents(res, upload.scan.students);
-      // The job owns its file from here on: a job file of this process (src/jobs/spool.ts), kept alive by its heartbeat.
-      const jobPath = await adoptSpoolFile(upload.path);
       const read = upload.dialect ?? dialect; // a multipart part may declare its charset
       const dialectFacts = isDefaultDialect(read) ? {} : { students: upload.scan.students, dialect: read };
       const spooled = {
-        path: jobPath,
+        path: upload.path, // the job's from here on (moved to its files, src/jobs/job-files.ts)
         ...digest.finish(),
         ...dialectFacts,
         rows: upload.scan.rows,

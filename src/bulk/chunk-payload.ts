@@ -239,8 +239,14 @@ function payloadPolicy(value: unknown): SchoolPolicy {
   return policy;
 }
 
-/** Parses and checks a payload string; throws on anything malformed (a runner then turns it into error rows). */
-export function decodePayload(payload: string): ChunkPayload {
+/**
+ * Parses and checks a payload string; throws on anything malformed (a runner then turns it into error rows).
+ * `options.lazyCells`: rows sent as raw lines are left unsplit (their text in `r`) until splitRows(student), so a
+ * chunk's thread holds each student's cells only while it computes that student: split up front, the cells of a
+ * thousand students outlived the thread's young generation and were promoted, to be collected by a full GC.
+ */
+export function decodePayload(payload: string, options: { lazyCells?: boolean } = {}): ChunkPayload {
+  const lazy = options.lazyCells === true;
   const p = JSON.parse(payload) as Partial<ChunkPayload> | null;
   if (
     p === null ||
@@ -274,7 +280,7 @@ export function decodePayload(payload: string): ChunkPayload {
       const row = rows[r];
       if (typeof row === 'string') {
         raws[r] = row;
-        rows[r] = row.split(',');
+        if (!lazy) rows[r] = row.split(',');
       } else if (!isStringArray(row)) {
         throw malformedPayload();
       }
@@ -283,4 +289,18 @@ export function decodePayload(payload: string): ChunkPayload {
     st.r = raws;
   }
   return p as ChunkPayload;
+}
+
+/**
+ * A student decoded with `lazyCells`, its raw lines split into cells: a new object, so the split cells die with
+ * it (stored into the decoded student, which lives as long as its chunk, they would live as long too).
+ */
+export function splitRows(student: PayloadStudent): PayloadStudent {
+  const rows = student.c as (string[] | string)[];
+  const cells = new Array<string[]>(rows.length);
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r]!;
+    cells[r] = typeof row === 'string' ? row.split(',') : row;
+  }
+  return { l: student.l, c: cells, e: student.e, x: student.x, r: student.r };
 }

@@ -18,7 +18,7 @@ import type { FieldError } from '../errors.ts';
 import type { CalculationResult } from '../domain/types.ts';
 import type { SchoolPolicy } from '../domain/policy.ts';
 import type { ChunkOutcome } from './runner.ts';
-import { decodePayload, type ChunkPayload, type PayloadStudent } from './chunk-payload.ts';
+import { decodePayload, splitRows, type ChunkPayload, type PayloadStudent } from './chunk-payload.ts';
 import { readHeader, validateStudentRows, type CsvLayout, type RowFieldError } from './csv-layout.ts';
 import { checkCellsText, writeErrorRow, writeOkStudent } from './output-csv.ts';
 import { ByteSink } from './byte-sink.ts';
@@ -181,7 +181,8 @@ function run(
   const writeNdjson = all || payload.f === 'ndjson';
   let rows = 0;
   let errorRows = 0;
-  for (const student of payload.s) {
+  for (const decoded of payload.s) {
+    const student = splitRows(decoded);
     const n = student.l.length;
     rows += n;
     const verdict: Verdict =
@@ -246,7 +247,7 @@ export interface ProcessOptions {
 /** Processes one chunk payload: output lines (CSV or NDJSON, per the payload) and counts. Pure. */
 export function processChunkPayload(payload: string, options: ProcessOptions = {}): ChunkOutcome {
   const hint = payload.length * OUTPUT_BYTES_PER_PAYLOAD_CHAR;
-  return run(decodePayload(payload), undefined, options.bytes === true, options.buffer, hint);
+  return run(decodePayload(payload, { lazyCells: true }), undefined, options.bytes === true, options.buffer, hint);
 }
 
 /**
@@ -255,5 +256,5 @@ export function processChunkPayload(payload: string, options: ProcessOptions = {
  * shown to the client: keep it free of internals.
  */
 export function failedChunkOutcome(payload: string, message: string): ChunkOutcome {
-  return run(decodePayload(payload), message, false);
+  return run(decodePayload(payload, { lazyCells: true }), message, false);
 }

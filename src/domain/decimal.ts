@@ -61,7 +61,11 @@ export class Dec implements DecParts {
       this.big = parsed.big;
       this.scale = parsed.scale;
     } else {
-      this.c = value as number;
+      // A coefficient that fits 31 bits is stored as the engine's small integer (no box of its own: every decimal
+      // the arithmetic makes would otherwise allocate its coefficient as a heap number beside itself); -0 keeps
+      // its box, and its sign.
+      const c = value as number;
+      this.c = (c | 0) === c && (c !== 0 || 1 / c > 0) ? c | 0 : c;
       this.big = big ?? null;
       this.scale = scale;
     }

@@ -3,7 +3,6 @@
  * WEBHOOK_SECRET (logged so); else the outbox in Redis (REDIS_URL) or in SQLite in JOBS_DIR, and WEBHOOK_URL
  * checked (a refused one stops start-up). The runtime starts them (`start()`) once the jobs service exists.
  */
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
@@ -15,7 +14,7 @@ import { webhookSettings } from './settings.ts';
 import { SqliteOutbox } from './sqlite-outbox.ts';
 import { Webhooks } from './webhooks.ts';
 
-/** The outbox's file in JOBS_DIR (whose default is the job store's own, src/jobs/job-store.ts). */
+/** The outbox's file in JOBS_DIR, beside the local job store's (src/jobs/local-job-store.ts). */
 export const OUTBOX_FILE = 'webhooks.sqlite';
 
 export interface WebhooksSetup {
@@ -40,7 +39,7 @@ export async function createWebhooks(setup: WebhooksSetup): Promise<Webhooks | u
     const { RedisOutbox } = await import('./redis-outbox.ts');
     store = new RedisOutbox(redis.shared(), redis.prefix, times);
   } else {
-    store = new SqliteOutbox(join(config.JOBS_DIR ?? join(tmpdir(), 'sor-jobs-results'), OUTBOX_FILE), times);
+    store = new SqliteOutbox(join(config.JOBS_DIR, OUTBOX_FILE), times);
   }
   const webhooks = new Webhooks({ settings, store, jobs: setup.jobs, view: setup.view, logger });
   try {

@@ -16,7 +16,7 @@ type Doc = {
   components: { securitySchemes: { bearerAuth: { description: string } } };
 };
 
-const paths = withJobsAccessPaths(jobsOpenApiPaths({ ttlSeconds: 86_400, maxBytes: 1 << 20, store: 'memory' }));
+const paths = withJobsAccessPaths(jobsOpenApiPaths({ ttlSeconds: 86_400, maxBytes: 1 << 20, store: 'local' }));
 const build = (required: boolean) =>
   buildOpenApiDocument({ paths, auth: { required, prefix: 'svc_test_' } }) as unknown as Doc;
 

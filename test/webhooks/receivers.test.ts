@@ -3,7 +3,8 @@
  * with node, as printed), on allow-listed loopback ports, against the real service (src/server.ts, no Redis):
  * they verify every delivery of jobs submitted with callback_url as a query parameter and as a form field; a
  * cancelled job says job.cancelled; a receiver that fails twice gets the third attempt of the same event (the
- * backoff shortened with WEBHOOK_RETRY_BASE_MS); a receiver holding another key refuses every delivery, and
+ * backoff shortened with WEBHOOK_RETRY_BASE_MS), each time the same event, as the OpenAPI document describes it;
+ * a receiver holding another key refuses every delivery, and
  * the job shows each refused attempt. Neither the key nor a job id nor the callback's query reaches the log.
  */
 import { createServer, type Server } from 'node:http';
@@ -11,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAll } from '../support/processes.ts';
 import { makeCsv } from '../queue/csv-gen.ts';
+import { WebhookEventSchema } from '../../src/api/openapi/webhooks-entry.ts';
 import { startReceiver, type Receiver } from './receivers.ts';
 import {
   callbackWhen,
@@ -33,6 +35,7 @@ let flakyTarget: Receiver;
 let flaky: Server;
 let flakyUrl: string;
 const flakyArrivals: number[] = [];
+const flakyBodies: string[] = [];
 let service: Api;
 const jobIds: string[] = [];
 
@@ -48,6 +51,7 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       flakyArrivals.push(Date.now());
+      flakyBodies.push(Buffer.concat(chunks).toString('utf8'));
       if (flakyArrivals.length <= 2) {
         res.writeHead(503).end();
         return;
@@ -125,6 +129,10 @@ describe('receivers written from docs/webhooks.md, against the real service', ()
       [204, null],
     ]);
     expect(flakyArrivals).toHaveLength(3);
+    // The same event each time, as the OpenAPI document describes it (the jobEnded webhook).
+    expect(new Set(flakyBodies).size).toBe(1);
+    const event = WebhookEventSchema.parse(JSON.parse(flakyBodies[0]!));
+    expect(event).toMatchObject({ type: 'job.completed', data: { id, status: 'completed', object: 'job' } });
     // Each wait is drawn between half and all of BASE_MS × 2^(n−1).
     expect(flakyArrivals[1]! - flakyArrivals[0]!).toBeGreaterThanOrEqual(BASE_MS / 2 - 50);
     expect(flakyArrivals[2]! - flakyArrivals[1]!).toBeGreaterThanOrEqual(BASE_MS - 50);

@@ -1,8 +1,9 @@
 /**
- * Deliveries survive SIGKILL of the API (no Redis: the outbox is SQLite in JOBS_DIR).
- *  - A pending delivery: the receiver (docs/webhooks.md's Node receiver) is down when the job ends, so the first
- *    attempt fails and the next is pending; the API is killed; the receiver comes up on the same port; the
- *    restarted API delivers the event, once.
+ * Deliveries survive SIGKILL of the API.
+ *  - A pending delivery, without Redis (the outbox is SQLite in JOBS_DIR) and with it (under REDIS_PREFIX): the
+ *    receiver (docs/webhooks.md's Node receiver) is down when the job ends, so the first attempt fails and the
+ *    next is pending; the API is killed; the receiver comes up on the same port; the restarted API delivers the
+ *    event, once (with Redis the job itself survives too, and shows the two attempts).
  *  - A job killed while it runs (its event never made): the restarted API's sweep finds it and sends its event,
  *    as the job store then tells it: job.failed with job_lost when the store lost the job with the process, or
  *    the job's own end when the store kept it and the job ran to its end.
@@ -13,25 +14,35 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { makeCsv } from '../queue/csv-gen.ts';
 import { freePort } from '../support/free-port.ts';
 import { killAll } from '../support/processes.ts';
+import { findRedis, uniquePrefix, type TestRedis } from '../support/redis.ts';
+import { removePrefix } from '../queue/helpers.ts';
 import { startReceiver, type Receiver } from './receivers.ts';
 import { callbackWhen, folders, removeFolders, startApi, submit, until, WEBHOOK_SECRET } from './servers.ts';
 
-let receiver: Receiver | undefined;
+const receivers: Receiver[] = [];
 let capture: Server | undefined;
+let redis: TestRedis | undefined;
+const prefix = uniquePrefix('webhook-restart');
 
 afterAll(async () => {
   await killAll();
-  await receiver?.stop();
+  for (const r of receivers) await r.stop();
+  if (redis) {
+    await removePrefix(redis.url, prefix);
+    await redis.stop();
+  }
   capture?.closeAllConnections();
   await new Promise<void>((resolve) => (capture ? capture.close(() => resolve()) : resolve()));
   await removeFolders();
 });
 
 describe('deliveries survive SIGKILL of the API', () => {
-  it('a pending delivery is made by the restarted API', async () => {
+  it.each(['without Redis', 'with Redis'])('a pending delivery is made by the restarted API (%s)', async (how) => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const env = { ...(await folders()), WEBHOOK_ALLOW: url, WEBHOOK_RETRY_BASE_MS: '6000' };
+    if (how === 'with Redis') redis ??= await findRedis();
+    const store: Record<string, string> = how === 'with Redis' ? { REDIS_URL: redis!.url, REDIS_PREFIX: prefix } : {};
+    const env = { ...(await folders()), ...store, WEBHOOK_ALLOW: url, WEBHOOK_RETRY_BASE_MS: '6000' };
     const first = await startApi(env);
     const answer = await submit(first.base, `${url}/hooks`);
     expect(answer.status).toBe(202);
@@ -43,12 +54,17 @@ describe('deliveries survive SIGKILL of the API', () => {
 
     first.api.proc.kill('SIGKILL');
     expect(await first.api.exited).toBe('SIGKILL');
-    receiver = await startReceiver('node', WEBHOOK_SECRET, port);
-    await startApi(env);
+    const receiver = await startReceiver('node', WEBHOOK_SECRET, port);
+    receivers.push(receiver);
+    const second = await startApi(env);
 
     expect(await receiver.line(id, 30_000)).toMatch(new RegExp(`^evt_[0-9a-f]{24} job\\.completed ${id}$`));
     await new Promise((r) => setTimeout(r, 1500));
     expect(receiver.lines().filter((l) => l.endsWith(id))).toHaveLength(1);
+    if (how === 'with Redis') {
+      const delivered = await callbackWhen(second.base, id, (c) => c.state === 'delivered');
+      expect(delivered.attempts.map((a) => a.status)).toEqual([null, 204]);
+    }
   });
 
   it('a job killed while it runs still gets its event from the restarted API', async () => {

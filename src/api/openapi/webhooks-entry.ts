@@ -8,7 +8,7 @@ import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { MAX_CALLBACK_URL_CHARS } from '../../webhooks/callback-url.ts';
 import { EVENT_TYPES } from '../../webhooks/event.ts';
 import { SIGNATURE_HEADER } from '../../webhooks/signature.ts';
-import { JobSchema } from './job-schema.ts';
+import { JOB_EXAMPLE, JobSchema } from './job-schema.ts';
 
 /** `callback_url` of POST /v1/jobs (a query parameter, or a form field of a multipart upload). */
 export const CallbackUrlSchema = z
@@ -40,7 +40,7 @@ export const WebhookEventSchema = z
       .regex(/^evt_[0-9a-f]{24}$/)
       .meta({ description: 'The same on every attempt of this event: ignore an event whose id you have seen.' }),
     type: EventTypeSchema,
-    created: z.int().meta({ description: 'When the event was made (the job ended), Unix seconds.' }),
+    created: z.int().min(0).meta({ description: 'When the event was made (the job ended), Unix seconds.' }),
     data: JobSchema.omit({ callback: true }).meta({
       id: 'WebhookJob',
       description:
@@ -50,6 +50,13 @@ export const WebhookEventSchema = z
   })
   .meta({ id: 'WebhookEvent', description: 'What a job’s callback receives when the job ends.' });
 
+/** The event of the completed job of the Job schema's example. */
+export const WEBHOOK_EVENT_EXAMPLE = (() => {
+  const { callback: _callback, ...data } = JOB_EXAMPLE;
+  const created = Math.floor(Date.parse(JOB_EXAMPLE.finished_at as string) / 1000);
+  return { id: 'evt_5f0c6a1e9b2d4c7a8e3f1d20', type: 'job.completed', created, data };
+})();
+
 /** The `webhooks` of the OpenAPI document. */
 export function jobWebhooks(): ZodOpenApiPathsObject {
   return {
@@ -57,6 +64,7 @@ export function jobWebhooks(): ZodOpenApiPathsObject {
       post: {
         operationId: 'jobEnded',
         tags: ['jobs'],
+        security: [], // the service calls the receiver: no token; the body is signed instead
         summary: 'A job ended: the event POSTed to its callback',
         description:
           'Sent to the job’s `callback_url` (or the deployment’s WEBHOOK_URL) when the job is completed, failed ' +
@@ -78,7 +86,15 @@ export function jobWebhooks(): ZodOpenApiPathsObject {
               }),
           }),
         },
-        requestBody: { required: true, content: { 'application/json': { schema: WebhookEventSchema } } },
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: WebhookEventSchema,
+              examples: { completed: { value: WEBHOOK_EVENT_EXAMPLE } },
+            },
+          },
+        },
         responses: {
           '2XX': { description: 'Delivered: no further attempt of this event.' },
           default: { description: 'A failed attempt: it is made again later (see above).' },

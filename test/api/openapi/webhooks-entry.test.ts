@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { jobView } from '../../../src/api/job-view.ts';
 import { buildOpenApiDocument } from '../../../src/api/openapi/document.ts';
 import { jobsOpenApiPaths } from '../../../src/api/openapi/jobs-paths.ts';
-import { WebhookEventSchema } from '../../../src/api/openapi/webhooks-entry.ts';
+import { WEBHOOK_EVENT_EXAMPLE, WebhookEventSchema } from '../../../src/api/openapi/webhooks-entry.ts';
 import { newJobId } from '../../../src/jobs/job-id.ts';
 import type { JobRecord } from '../../../src/jobs/job-store.ts';
 import { makeEvent } from '../../../src/webhooks/event.ts';
@@ -30,7 +30,7 @@ type Doc = {
 };
 
 const doc = buildOpenApiDocument({
-  paths: jobsOpenApiPaths({ ttlSeconds: 86_400, maxBytes: 1 << 20, store: 'memory' }),
+  paths: jobsOpenApiPaths({ ttlSeconds: 86_400, maxBytes: 1 << 20, store: 'local' }),
 }) as unknown as Doc;
 
 const record: JobRecord = {
@@ -64,6 +64,11 @@ describe('the jobEnded webhook', () => {
     expect(parsed.error).toBeUndefined();
     expect(JSON.parse(event.body)).toMatchObject({ type: 'job.failed', created: 1795485604, data: { id: record.id } });
     expect(JSON.parse(event.body).data).not.toHaveProperty('callback');
+  });
+
+  it('gives an example that is an event (the completed job of the Job example)', () => {
+    expect(WebhookEventSchema.safeParse(WEBHOOK_EVENT_EXAMPLE).error).toBeUndefined();
+    expect(WEBHOOK_EVENT_EXAMPLE.data).not.toHaveProperty('callback');
   });
 
   it('puts callback_url on POST /v1/jobs as a form field too', () => {
