@@ -13,7 +13,6 @@ import { showBidiControls } from './inert.ts';
 import { FINAL, type Job } from './job-types.ts';
 import { renderJobResults } from './bulk-summary.ts';
 import type { PolicySection } from './policy.ts';
-import { inWords } from './words.ts';
 
 const POLL_MS = 500;
 
@@ -26,11 +25,34 @@ class FileProblem extends Error {
   }
 }
 
+/** What the service says for other clients: a header, a URL parameter, the command line. */
+const FOR_OTHERS = /Content-Type|\?[a-z_]+=|command line|--[a-z]/;
+
+/**
+ * A refusal of the file in the page's words: the service's sentences without those meant for other clients (a
+ * header to send, a URL parameter, a command-line option), and what to change on the page instead.
+ */
+export function fileMessage(message: string): string {
+  const text = message.replace(/\s*\([^()]*(?:command line|Content-Type|\?[a-z_]+=)[^()]*\)/g, '');
+  const sentences = text.split(/(?<=[.!?])\s+(?=[A-Z"“])/);
+  const kept = sentences.filter((sentence) => !FOR_OTHERS.test(sentence));
+  if (kept.length < sentences.length) {
+    if (/charset|UTF-|Windows-1252/i.test(message)) {
+      kept.push(
+        'Choose how the file’s characters are written under “Characters” above (Windows-1252 for most Excel ' +
+          'files), or save it as “CSV UTF-8” and choose it again.',
+      );
+    }
+    if (/delimiter/.test(message)) kept.push('Choose what separates the columns under “Columns separated by” above.');
+  }
+  return kept.join(' ');
+}
+
 /** A refusal in the registrar's terms: each problem with the column as the file names it. */
 function problemView(err: unknown): HTMLElement[] {
   if (!(err instanceof FileProblem) || err.columns.length === 0) {
     const text = err instanceof Error ? err.message : String(err);
-    return [h('p', {}, inert(inWords(text)))];
+    return [h('p', {}, inert(fileMessage(text)))];
   }
   return [
     h('p', {}, h('strong', {}, 'The file was not calculated: its header row has to be corrected.')),
@@ -133,15 +155,16 @@ export function startBulk(policy: PolicySection): void {
   const choose = async (f: File | null | undefined) => {
     file = f ?? null;
     chosenText.textContent = file ? `${file.name} (${formatNumber(file.size)} bytes)` : 'No file chosen.';
-    button.disabled = file === null;
+    // Calculate waits for the file's first bytes: it sends the settings read from them.
+    button.disabled = true;
     chosen = { charset: false, delimiter: false };
     extraSelect.value = 'keep';
-    if (file === null) {
-      readingBox.hidden = true;
-      return;
-    }
+    // Until the new file's first bytes are read, nothing about the last one is shown.
+    readingBox.hidden = true;
+    if (file === null) return;
     sample = new Uint8Array(await file.slice(0, SNIFF_BYTES).arrayBuffer());
     describe();
+    button.disabled = running !== null;
   };
   input.addEventListener('change', () => void choose(input.files?.[0]));
   drop.addEventListener('dragover', (e) => {

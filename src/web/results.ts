@@ -21,18 +21,23 @@ export function shownWarnings(r: CalculationResult): string[] {
   return r.warnings.filter((w) => !POLICY_WARNING.test(w));
 }
 
-/** The line naming the rule set and the school policy, once for the whole result. */
-function metaLine(ruleSet: string | null, policyWords: string): HTMLElement {
-  const policy =
-    policyWords === ''
-      ? h('span', { 'data-field': 'policy' }, 'School policy: service defaults.')
-      : h(
-          'span',
-          { class: 'policy-notice', id: 'policy-notice', 'data-field': 'policy' },
-          h('strong', {}, 'School policy: '),
-          `${policyWords}. These figures follow the school’s choices, not the service’s default reading.`,
-        );
-  return h('p', { class: 'result-meta' }, ruleSet ? `Rule set ${ruleSet}. ` : '', policy);
+/** The line naming the rule set and the school policy, once for the whole result (a notice when not the default). */
+function metaLine(ruleSet: string | null, policyWords: string): HTMLElement[] {
+  const rule = ruleSet ? `Rule set ${ruleSet}. ` : '';
+  if (policyWords === '') {
+    return [
+      h('p', { class: 'result-meta' }, rule, h('span', { 'data-field': 'policy' }, 'School policy: service defaults.')),
+    ];
+  }
+  return [
+    h('p', { class: 'result-meta' }, rule),
+    h(
+      'p',
+      { class: 'policy-notice', id: 'policy-notice', 'data-field': 'policy' },
+      h('strong', {}, 'School policy: '),
+      `${policyWords}. These figures follow the school’s choices, not the service’s default reading.`,
+    ),
+  ];
 }
 
 function figure(label: string, field: string, value: string, note?: HTMLElement | string): HTMLElement {
@@ -94,7 +99,7 @@ export function renderResult(
   fill(
     target,
     h('h2', { id: 'result-heading', tabindex: -1 }, 'Result'),
-    metaLine(ruleSet, policyWords),
+    ...metaLine(ruleSet, policyWords),
     yearFigures(r),
     optionLine(r, school),
     termsTable(r, school),

@@ -29,6 +29,12 @@ async function fileTab(options: ContextOptions = {}): Promise<Page> {
   return page;
 }
 
+/** Chooses a file as a person would, and waits until the page has read how it is written. */
+async function chooseFile(page: Page, files: Parameters<Page['setInputFiles']>[1]): Promise<void> {
+  await page.locator('#bulk-file').setInputFiles(files);
+  await page.locator('#file-reading').waitFor();
+}
+
 async function runFile(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Calculate the file' }).click();
   await page.locator('#bulk-summary-heading, #bulk-error:not([hidden])').first().waitFor({ timeout: 120_000 });
@@ -57,7 +63,7 @@ describe('the file tab', () => {
   it('calculates samples/sample.csv as one job: counts, grouped errors, and the golden files as downloads', async () => {
     const page = await fileTab();
     const submitted = jobSubmissions(page);
-    await page.locator('#bulk-file').setInputFiles(SAMPLE.pathname);
+    await chooseFile(page, SAMPLE.pathname);
     expect(await page.locator('#bulk-chosen').textContent()).toContain('sample.csv');
     expect(await page.locator('#file-notices').textContent()).toBe(
       'A plain UTF-8 file with commas and the layout’s columns.',
@@ -114,6 +120,7 @@ describe('the file tab', () => {
     );
     await page.locator('#drop-zone').dispatchEvent('dragover', { dataTransfer: drop });
     await page.locator('#drop-zone').dispatchEvent('drop', { dataTransfer: drop });
+    await page.locator('#file-reading').waitFor();
     expect(await page.locator('#bulk-chosen').textContent()).toContain('registrar.csv');
     await runFile(page);
 
@@ -135,7 +142,7 @@ describe('the file tab', () => {
     for (let i = 0; i < students; i++) {
       lines.push(`S${i},Fall,12,6,independent,second_year`, `S${i},Spring,12,9,independent,second_year`);
     }
-    await page.locator('#bulk-file').setInputFiles({
+    await chooseFile(page, {
       name: 'large.csv',
       mimeType: 'text/csv',
       buffer: Buffer.from(`${lines.join('\n')}\n`),
@@ -160,6 +167,46 @@ describe('the file tab', () => {
     expect(await page.locator('#bulk-summary').textContent()).toContain('No rows with errors.');
   }, 180_000);
 
+  it('reads Excel’s “Unicode text” export as it is: UTF-16 with its byte order mark, tabs between columns', async () => {
+    const page = await fileTab();
+    const submitted = jobSubmissions(page);
+    const text =
+      'student_id\tterm_label\tfull_time_credits\tcredits_enrolled\tdependency_status\tgrade_level\tsubsidized_amount\r\n' +
+      'FSA-1\tFall\t12\t6\tdependent\tfirst_year\t3500\r\n' +
+      'FSA-1\tSpring\t12\t9\tdependent\tfirst_year\t3500\r\n';
+    const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+    await chooseFile(page, { name: 'unicode.txt', mimeType: 'text/plain', buffer: bytes });
+    const notices = (await page.locator('#file-notices').textContent()) ?? '';
+    expect(notices).toContain('Characters: UTF-16, as the file itself says.');
+    expect(notices).toContain('Columns are separated by tabs (found in the header row).');
+    await runFile(page);
+    expect(submitted.map((u) => u.search)).toEqual(['?charset=utf-16le&delimiter=tab&extra_columns=keep']);
+    expect(await shownText(page, 'counts.rows_ok')).toBe('2');
+    // FSA example 1 (its published 2,205 subsidized for the year is the file's whole subsidized total).
+    expect(await shownText(page, 'summary.totals.equal.subsidized')).toBe('$2,205');
+  });
+
+  it('sends the settings the officer changes, and shows the service’s answer about them', async () => {
+    const page = await fileTab();
+    const submitted = jobSubmissions(page);
+    await chooseFile(page, { name: 'registrar-export.csv', mimeType: 'text/csv', buffer: excelExport(20, 50).bytes });
+    await page.getByLabel('Characters').selectOption('utf-8');
+    expect(await page.locator('#file-notices').textContent()).toContain('Characters: read as UTF-8, as chosen below.');
+    // The header row is read again with the chosen setting: the semicolons are still found.
+    expect(await page.getByLabel('Columns separated by').inputValue()).toBe('semicolon');
+    await runFile(page);
+    expect(submitted.map((u) => u.search)).toEqual(['?charset=utf-8&delimiter=semicolon&extra_columns=keep']);
+    // Windows-1252 bytes are not UTF-8: the service says where, and the page says what to change on the page (not
+    // the header or URL parameter another client would send).
+    const alert = page.locator('#bulk-error');
+    expect(await alert.isVisible()).toBe(true);
+    const text = (await alert.textContent()) ?? '';
+    expect(text).toMatch(/^The CSV file is not valid UTF-8: line 2 /);
+    expect(text).toContain('Choose how the file’s characters are written under “Characters” above');
+    expect(text).not.toMatch(/Content-Type|\?charset|command line/);
+    await screenshot(page, '19-file-wrong-charset');
+  });
+
   it('Stop cancels the running job: the status says so and no results are shown', async () => {
     const page = await fileTab();
     const students = 100_000;
@@ -167,7 +214,7 @@ describe('the file tab', () => {
     for (let i = 0; i < students; i++) {
       lines.push(`S${i},Fall,12,6,independent,second_year`, `S${i},Spring,12,9,independent,second_year`);
     }
-    await page.locator('#bulk-file').setInputFiles({
+    await chooseFile(page, {
       name: 'large.csv',
       mimeType: 'text/csv',
       buffer: Buffer.from(`${lines.join('\n')}\n`),
@@ -189,7 +236,7 @@ describe('the file tab', () => {
 
   it('a file refused for a column the layout does not have (when the officer refuses them) names the column', async () => {
     const page = await fileTab();
-    await page.locator('#bulk-file').setInputFiles({
+    await chooseFile(page, {
       name: 'typo.csv',
       mimeType: 'text/csv',
       buffer: Buffer.from(
@@ -212,9 +259,7 @@ describe('the file tab', () => {
     const page = await fileTab();
     const submitted = jobSubmissions(page);
     const file = excelExport(5000, 125);
-    await page
-      .locator('#bulk-file')
-      .setInputFiles({ name: 'registrar-export.csv', mimeType: 'text/csv', buffer: file.bytes });
+    await chooseFile(page, { name: 'registrar-export.csv', mimeType: 'text/csv', buffer: file.bytes });
     // What the page found, in notices, and the settings it will send.
     const notices = (await page.locator('#file-notices').textContent()) ?? '';
     expect(notices).toContain('The file is not UTF-8: it is read as Windows-1252');
@@ -298,7 +343,7 @@ describe.each([
 ] as const)('the file tab at %s px', (width, options) => {
   it('has no serious or critical accessibility violation with a file read and its results shown (axe-core)', async () => {
     const page = await fileTab({ ...options, bypassCSP: true });
-    await page.locator('#bulk-file').setInputFiles({
+    await chooseFile(page, {
       name: 'registrar-export.csv',
       mimeType: 'text/csv',
       buffer: excelExport(200, 25).bytes,

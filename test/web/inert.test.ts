@@ -129,6 +129,7 @@ describe('a column name with a right-to-left override in a file', () => {
     const page = await server.newPage();
     await openPage(page, `${server.base}/#bulk`);
     await page.locator('#bulk-file').setInputFiles(file);
+    await page.locator('#file-reading').waitFor();
     const notice = page.locator('#file-notices code.column').first();
     expect(await notice.textContent()).toBe('‹U+202E›Notes');
     expect(await notice.locator('bdi.inert').count()).toBe(1);

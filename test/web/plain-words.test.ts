@@ -113,6 +113,7 @@ describe('the words on the page', () => {
       mimeType: 'text/csv',
       buffer: excelExport(100, 10).bytes,
     });
+    await page.locator('#file-reading').waitFor();
     expectPlain(await readableText(page), 'a file read');
     await page.getByRole('button', { name: 'Calculate the file' }).click();
     await page.locator('#bulk-summary-heading').waitFor({ timeout: 60_000 });
