@@ -32,6 +32,8 @@ COPY --from=build --chown=root:root /app/package.json ./package.json
 COPY --from=build --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist ./dist
 # Files are owned by root and read-only for the runtime user; uploads spool to the writable /tmp.
+# The async jobs' folder (JOBS_DIR in docker-compose.yml): a volume mounted here keeps the user's ownership.
+RUN mkdir -p /var/lib/sor/jobs && chown node:node /var/lib/sor/jobs
 USER node
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \

@@ -15,9 +15,12 @@
  *    BULK_QUEUE_FALLBACK), a `redis` readiness check (reachable, version, maxmemory-policy noeviction, logged at
  *    start-up too; /readyz shows only its state, never an address), async jobs in Redis, bull-board at
  *    /admin/queues when ADMIN_TOKEN is set (read-only unless ADMIN_READ_ONLY=false; off, and logged so, without);
- *  - without: the large runner stays the pool and async jobs use the in-process store (lost on restart);
+ *  - without: the large runner stays the pool and async jobs use the local store (SQLite and files in JOBS_DIR:
+ *    they survive a restart);
  *  - always: the /v1/jobs router and its OpenAPI paths, GET /metrics, and runners instrumented for metrics
- *    (chunk durations, rows and students processed).
+ *    (chunk durations, rows and students processed);
+ *  - with WEBHOOK_SECRET: the signed webhooks (src/webhooks/), their outbox in Redis or in JOBS_DIR, told of every
+ *    job's end (onJobEnded), their `callback` shown on the job, and closed after the jobs service drained.
  *
  * Redis: with REDIS_URL the process's connections come from src/redis.ts (redisFromConfig), made here once and
  * handed to the queue runner, the job store, the token store and the rate counters; closed last. The Redis side
@@ -44,12 +47,14 @@ import { instrumentRunner } from './bulk/runners/instrumented.ts';
 import { setGaugeSources } from './metrics.ts';
 import { AsyncJobs } from './jobs/async-jobs.ts';
 import { jobsStoreReadiness } from './jobs/store-readiness.ts';
-import { MemoryJobStore } from './jobs/job-store.ts';
+import { LocalJobStore } from './jobs/local-job-store.ts';
 import type { JobStore } from './jobs/job-store.ts';
 import type { QueueRunner } from './queue/queue-runner.ts';
 import type { RedisConnections } from './redis.ts';
 import { createAccessControl } from './api/access-control.ts';
 import { jobsAccessRouter, withJobsAccessPaths } from './api/jobs-access.ts';
+import { jobView, type JobExtrasSource } from './api/job-view.ts';
+import { createWebhooks } from './webhooks/setup.ts';
 
 export interface Runtime {
   runners: { small: ChunkRunner; large: ChunkRunner };
@@ -122,7 +127,10 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
 /** Below this many characters the admin token is accepted, with a warning (compose and k8s generate 64). */
 const MIN_ADMIN_TOKEN_LENGTH = 24;
 
-/** How long running async jobs get to finish when the API shuts down before they are failed. */
+/**
+ * How long running async jobs get to finish when the API shuts down (at most SHUTDOWN_GRACE_MS) before they are
+ * handed back, to run again from their uploads when the service is back.
+ */
 const JOBS_DRAIN_MS = 10_000;
 
 interface QueueParts {
@@ -152,9 +160,10 @@ async function createQueueParts(
   const readiness: ReadinessCheck[] = [];
 
   if (redis) {
-    const [{ createQueueRunner }, { RedisJobStore }] = await Promise.all([
+    const [{ createQueueRunner }, { RedisJobStore }, { redisMemoryReadiness }] = await Promise.all([
       import('./queue/queue-runner.ts'),
       import('./jobs/redis-job-store.ts'),
+      import('./queue/redis-memory.ts'),
     ]);
     queue = createQueueRunner({ config, logger, fallback: local.pool, redis });
     const q = queue;
@@ -180,15 +189,20 @@ async function createQueueParts(
         return { ok: c.ok, detail: c.state };
       },
     });
+    // Before a full Redis refuses every write (src/queue/redis-memory.ts).
+    readiness.push(redisMemoryReadiness(redis.shared(), config.REDIS_MEMORY_READY_PCT));
     store = new RedisJobStore(redis.shared(), redis.prefix, config.JOB_TTL_SECONDS, config.JOBS_MAX_REDIS_BYTES);
   } else {
-    store = new MemoryJobStore(config.JOB_TTL_SECONDS, {
+    store = new LocalJobStore({
       dir: config.JOBS_DIR,
+      ttlSeconds: config.JOB_TTL_SECONDS,
       maxBytes: config.JOBS_MAX_DISK_BYTES,
+      onError: (err: unknown) => logger.warn({ err }, 'jobs: the sweep of the job store failed'),
     });
     logger.info(
-      'queue: REDIS_URL not set: bulk runs on the local pool; async jobs are kept in memory (lost on restart), ' +
-        'their results gzip on disk',
+      { jobsDir: config.JOBS_DIR },
+      'queue: REDIS_URL not set: bulk runs on the local pool; async jobs are kept in JOBS_DIR (SQLite and gzip ' +
+        'files): they survive a restart',
     );
   }
 
@@ -198,13 +212,21 @@ async function createQueueParts(
     jobsByStatus: () => store.counts(),
   });
 
+  // Signed webhooks when WEBHOOK_SECRET is set (src/webhooks/): told of every job's end, shown on the job.
+  const webhooks = await createWebhooks({ config, logger, redis, jobs: store, view: (record) => jobView(record) });
+  const extras: JobExtrasSource | undefined =
+    webhooks && (async (job) => ({ callback: await webhooks.callbackView(job) }));
+
   const jobs = new AsyncJobs({
     config,
     logger,
     store,
+    jobsDir: config.JOBS_DIR,
     runners: { small, large },
     runBulk,
+    onJobEnded: webhooks && ((record) => webhooks.jobEnded(record)),
   });
+  webhooks?.start(); // after the jobs service: its first sweep sees the jobs as that service has them
 
   readiness.push(jobsStoreReadiness(jobs));
 
@@ -213,8 +235,8 @@ async function createQueueParts(
       ? (await import('./api/admin-queues.ts')).adminQueuesHandler(queue.queue, { readOnly: config.ADMIN_READ_ONLY })
       : undefined;
   const routers = [
-    jobsAccessRouter(jobs, { authRequired: config.AUTH_MODE === 'required' }),
-    jobsRouter(jobs, { maxBytes: config.BULK_MAX_BYTES, limits: uploadLimits(config) }),
+    jobsAccessRouter(jobs, { authRequired: config.AUTH_MODE === 'required', extras }),
+    jobsRouter(jobs, { maxBytes: config.BULK_MAX_BYTES, limits: uploadLimits(config), extras, webhooks }),
     opsRouter({
       // On the API's port unless ADMIN_PORT gives the dashboard a listener of its own (below).
       adminQueues: config.ADMIN_PORT === undefined ? dashboard : undefined,
@@ -264,7 +286,9 @@ async function createQueueParts(
     close() {
       closing ??= (async () => {
         await adminListener?.close();
-        await jobs.close(JOBS_DRAIN_MS);
+        await jobs.close(Math.min(JOBS_DRAIN_MS, config.SHUTDOWN_GRACE_MS));
+        await webhooks?.close();
+        await webhooks?.store.close();
         await store.close();
         await queue?.close();
         setGaugeSources({ queueDepth: undefined, jobsByStatus: undefined });

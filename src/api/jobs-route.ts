@@ -5,6 +5,8 @@
  *                                 `file` field); Accept picks the result format (text/csv default,
  *                                 application/x-ndjson). 202 + Location + the job (src/api/job-view.ts).
  *                                 An Idempotency-Key header returns the existing job for a repeated submission.
+ *                                 `callback_url` (a query parameter or a form field): a signed webhook when the job
+ *                                 ends, checked before the job is created (src/api/job-callback.ts, src/webhooks/).
  *   GET  /v1/jobs/{id}            the job: status, times, rule set and policy, progress, counts, summary, error
  *                                 groups, links (src/api/job-view.ts)
  *   GET  /v1/jobs/{id}/result     the result in the format asked, streamed in input order once completed;
@@ -26,7 +28,7 @@ import { AppError, appError } from '../errors.ts';
 import type { AsyncJobs } from '../jobs/async-jobs.ts';
 import type { JobRecord, ResultFormat, ResultPart } from '../jobs/job-store.ts';
 import { UploadDigest } from '../jobs/upload-digest.ts';
-import { adoptSpoolFile, diskFullAsAppError } from '../jobs/spool.ts';
+import { diskFullAsAppError } from '../jobs/spool.ts';
 import { dialectKey, isDefaultDialect } from '../bulk/csv-dialect.ts';
 import { JOBS_PATH, RESULT_PATHS, viewWithExtras, type JobExtrasSource } from './job-view.ts';
 import { queryPolicyChoices } from './policy-query.ts';
@@ -40,6 +42,7 @@ import {
   type UploadLimits,
 } from './upload.ts';
 import { sendError } from './error-envelope.ts';
+import { checkedCallback, fieldCallback, jobCallback, queryCallback, type CallbackDoor } from './job-callback.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 
 export { JOBS_PATH, jobView } from './job-view.ts';
@@ -114,6 +117,8 @@ export function jobsRouter(
     limits?: UploadLimits;
     /** What other modules keep about a job, shown in its view (the webhooks' `callback`). */
     extras?: JobExtrasSource;
+    /** The webhooks (src/webhooks/): they check a job's callback_url and keep its deliveries; none: refused. */
+    webhooks?: CallbackDoor;
   },
 ): Router {
   const router = Router({ caseSensitive: true, strict: true });
@@ -130,17 +135,21 @@ export function jobsRouter(
       const { kind, format, dialect, gzip } = negotiateUpload(req, limits);
       const key = idempotencyKey(req);
       const policy = queryPolicyChoices(req); // the file's ?policy.<option>= (checked with the other parameters)
+      const fromQuery = queryCallback(req);
+      // A callback_url of the query is checked before the body is read; one of the form, once the body is in.
+      let callback = fromQuery === undefined ? undefined : await checkedCallback(options.webhooks, fromQuery);
       // One pass over the body: spool, prescan, and the job's hash and counts (another dialect or policy: another job).
       const how = isDefaultDialect(dialect) ? format : `${format}\n${dialectKey(dialect)}`;
       const digest = new UploadDigest(Object.keys(policy).length === 0 ? how : `${how}\n${JSON.stringify(policy)}`);
       upload = await receiveUpload(req, kind, limits, digest, { dialect, gzip });
+      const fromForm = fieldCallback(upload.fields, fromQuery);
+      if (fromForm !== undefined) callback = await checkedCallback(options.webhooks, fromForm);
+      const callbackUrl = jobCallback(options.webhooks, callback);
       await chargeStudents(res, upload.scan.students);
-      // The job owns its file from here on: a job file of this process (src/jobs/spool.ts), kept alive by its heartbeat.
-      const jobPath = await adoptSpoolFile(upload.path);
       const read = upload.dialect ?? dialect; // a multipart part may declare its charset
       const dialectFacts = isDefaultDialect(read) ? {} : { students: upload.scan.students, dialect: read };
       const spooled = {
-        path: jobPath,
+        path: upload.path, // the job's from here on (moved to its files, src/jobs/job-files.ts)
         ...digest.finish(),
         ...dialectFacts,
         rows: upload.scan.rows,
@@ -148,7 +157,8 @@ export function jobsRouter(
         policy,
       };
       upload = undefined;
-      const { record, created } = await jobs.submit(spooled, format, key, callerOf(res).id);
+      const { record, created } = await jobs.submit(spooled, format, key, callerOf(res).id, { callbackUrl });
+      if (created && callbackUrl !== null) await options.webhooks?.register(record, callbackUrl);
       res.status(202);
       res.setHeader('Location', `${JOBS_PATH}/${record.id}`);
       res.setHeader('Cache-Control', 'no-store');

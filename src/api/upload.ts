@@ -245,8 +245,11 @@ async function receiveMultipart(
   bb.on('file', (name, stream: Readable) => {
     files++;
     if (name !== 'file' || files > 1 || problem !== undefined) {
-      fail(appError('MULTIPART_ONE_FILE'));
       stream.resume();
+      // The file part before this one may still be in its check (its bytes reach the spool asynchronously, while
+      // busboy reads on): a problem of that file comes first in the body, so this part is judged after it.
+      const extra = appError('MULTIPART_ONE_FILE');
+      void fileDone.then(() => fail(extra));
       return;
     }
     try {

@@ -93,6 +93,11 @@ export interface RunBulkOptions {
    * appeared: every row of each becomes an error row, its first group included.
    */
   nonContiguous?: ReadonlyMap<string, number>;
+  /**
+   * The line of the user's file where a record of `input` starts, when `input` is a copy in another order
+   * (`sor bulk --sort`): messages name the user's lines. Default: the input's own lines.
+   */
+  lineOf?: (line: number) => number;
   /** Aborts reading and writing (client gone, Ctrl-C); runBulk then rejects with the signal's reason. */
   signal?: AbortSignal;
   /**
@@ -238,6 +243,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
         continue;
       }
       dataRows++;
+      if (options.lineOf !== undefined) record.line = options.lineOf(record.line);
       if (scheduler === undefined) {
         if (maxRows !== undefined && dataRows > maxRows) {
           throw appError('CSV_TOO_MANY_ROWS', { maxRows });

@@ -3,20 +3,22 @@
  * sor: the command-line door to the same engine (architecture.md "one engine, three doors").
  *
  *   sor bulk IN.csv [-o OUT] [--format csv|ndjson] [--threads N]     (`-` = stdin / stdout)
+ *   sor jobs submit|status|download|cancel …                         (a service's async jobs: src/cli/jobs.ts)
  *   sor calculate REQUEST.json                                       (`-` = stdin)
  *   sor mcp                                                          (the MCP server on stdio: src/mcp/stdio.ts)
  *
  * `bulk` runs the HTTP endpoint's pipeline and runners (inline up to BULK_SYNC_MAX_ROWS rows, else the piscina
  * pool), so the output is byte-identical to POST /v1/calculate/bulk for the same file. Progress goes to stderr:
- * a live bar (rows, students/s, ETA) on a terminal, a plain line every few seconds otherwise. OUT is written to a
- * temporary file and renamed at the end, so a failed run never leaves a file that looks complete.
+ * a live bar of students finished (students/s, ETA) on a terminal, a plain line every few seconds otherwise. OUT is
+ * written to a temporary file and renamed at the end, so a failed run never leaves a file that looks complete.
  *
  * Before computing, the file is checked in one pass (src/bulk/prescan.ts, as the HTTP doors do): bytes that are not
  * UTF-8 or a bad header stop the run (exit 1, the line named), and a student whose rows are not contiguous is an
  * error on every row. A file is read twice; stdin is first spooled to SPOOL_DIR (removed at the end).
  *
- * Exit status: 0 every row ok; 2 some rows are error rows (bulk) or the request is invalid (calculate), with a
- * summary line; 1 the run failed (unreadable input, bad header, bad arguments).
+ * Exit status (src/cli/exit-codes.ts): 0 every row ok; 2 some rows are error rows (bulk) or the request is invalid
+ * (calculate), with a summary line; 1 the run failed (unreadable input, bad header, bad arguments); 3, 4, 5 a
+ * service that did not answer, refused the request, or whose job failed.
  * Environment: the service's BULK_* variables (src/config.ts) apply; --threads overrides BULK_THREADS.
  */
 import { realpathSync } from 'node:fs';
@@ -24,9 +26,10 @@ import { pathToFileURL } from 'node:url';
 import { bulkCommand } from './bulk.ts';
 import { calculateCommand } from './calculate.ts';
 import { tokenCommand } from './token.ts';
-import { EXIT_FAILURE, EXIT_OK } from './exit-codes.ts';
-import { UsageError, describeError, type CliIo } from './io.ts';
-import { MCP_USAGE, packageVersion } from './usage.ts';
+import { EXIT_FAILURE, EXIT_OK, EXIT_STATUS_TEXT } from './exit-codes.ts';
+import { UsageError, describeError, exitCodeOf, type CliIo } from './io.ts';
+import { jobsCommand } from './jobs.ts';
+import { JOBS_USAGE, MCP_USAGE, packageVersion } from './usage.ts';
 
 export type { CliIo } from './io.ts';
 
@@ -37,8 +40,11 @@ const USAGE = `Usage:
       IN or OUT "-" means stdin or stdout (OUT defaults to stdout).
       --format   csv (default): every input row with its results; ndjson: one BulkResult per student
       --threads  worker threads for large files (default: BULK_THREADS, the number of cores)
-      --encoding, --delimiter, --keep-extra-columns, --bom: how the file is written (sor bulk --help)
+      --sort     put each student's rows together first (a file sorted by term)
+      --encoding, --delimiter, --keep-extra-columns, --bom, --output-delimiter: how the file is written (sor bulk --help)
       --policy OPTION=VALUE  school policy for every student, repeatable (rules.md §10; sor bulk --help)
+  sor jobs submit FILE [--wait] [--out FILE] [--callback URL] | status ID | download ID [--errors-only] | cancel ID
+      A running service's async jobs (--server URL or SOR_SERVER, --token T or SOR_TOKEN; sor jobs --help).
   sor calculate REQUEST.json [--policy OPTION=VALUE ...]
       Calculates one student from a CalculationRequest JSON file ("-" for stdin) and prints the result.
 
@@ -51,9 +57,7 @@ const USAGE = `Usage:
   sor --version
       Prints the version.
 
-Exit status: 0 all rows ok, 2 some rows are errors (or the request is invalid, or a sis_* shadow check found a
-mismatch), 1 failure.
-`;
+${EXIT_STATUS_TEXT}`;
 
 /** Runs the CLI; resolves with the exit status. */
 export async function main(argv: string[], io: CliIo): Promise<number> {
@@ -62,6 +66,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     if (command === 'bulk') return await bulkCommand(rest, io);
     if (command === 'calculate') return await calculateCommand(rest, io);
     if (command === 'token') return await tokenCommand(rest, io);
+    if (command === 'jobs') return await jobsCommand(rest, io);
     // Loaded only for this command: the MCP SDK stays out of the other commands' start-up.
     if (command === 'mcp') return await (await import('../mcp/stdio.ts')).mcpCommand(rest, io, MCP_USAGE);
     if (command === '--version' || command === '-v' || command === 'version') {
@@ -75,9 +80,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   } catch (err) {
     if (err instanceof UsageError || String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')) {
-      io.stderr.write(`sor: ${(err as Error).message}\n\n${USAGE}`);
+      io.stderr.write(`sor: ${(err as Error).message}\n\n${command === 'jobs' ? JOBS_USAGE : USAGE}`);
     } else {
       io.stderr.write(`sor: error: ${describeError(err)}\n`);
+      return exitCodeOf(err);
     }
     return EXIT_FAILURE;
   }

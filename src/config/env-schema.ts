@@ -174,6 +174,11 @@ export const EnvSchema = z.object({
     description:
       'Every key the service keeps in Redis (queue, jobs, tokens, rate counters) starts with it and `:`; the same on the API and every worker.',
   }),
+  REDIS_MEMORY_READY_PCT: doc(int(1, 100).default(90), {
+    section: 'Redis and the queue',
+    description:
+      "/readyz fails (check redis-memory) once Redis's used memory reaches this percentage of its maxmemory, before a full Redis refuses every write.",
+  }),
   BULLMQ_PREFIX: doc(prefix.optional(), {
     section: 'Redis and the queue',
     default: 'unset',
@@ -236,14 +241,15 @@ export const EnvSchema = z.object({
     section: 'Async jobs',
     description: 'Async jobs and their results are kept this long after they finish.',
   }),
-  JOBS_DIR: doc(z.string().trim().min(1).optional(), {
+  JOBS_DIR: doc(z.string().trim().min(1).default(join(tmpdir(), 'sor-jobs')), {
     section: 'Async jobs',
-    default: '`<os tmpdir>/sor-jobs-results`',
-    description: 'Without Redis: the folder (created 0700, files 0600) of the gzip result files of async jobs.',
+    default: '`<os tmpdir>/sor-jobs`',
+    description:
+      'The folder (created 0700, files 0600) of the uploads of unfinished async jobs (kept so that a job resumes after a restart) and, without Redis, of the job store: a SQLite database and the gzip results. A local filesystem, kept across restarts; API processes of one machine may share it.',
   }),
   JOBS_MAX_DISK_BYTES: doc(int(MiB, 1024 * 1024 * MiB).default(2048 * MiB), {
     section: 'Async jobs',
-    description: 'Without Redis: the most compressed job results kept on disk per API process.',
+    description: 'Without Redis: the most compressed job results (and their reservations) kept in JOBS_DIR.',
   }),
   JOBS_MAX_REDIS_BYTES: doc(int(MiB, 1024 * 1024 * MiB).default(256 * MiB), {
     section: 'Async jobs',

@@ -150,15 +150,11 @@ function finalPeriodPercentage(ctx: SummaryContext): SummaryPercentage {
   });
   const periodFullTime = sumDec(period.map((t) => t.fullTime));
   const sentences = [
-    `Final period of the program, shorter than an academic year: the loan period’s terms (${listWords(period.map((t) => t.label))}) ` +
-      `have ${creditText(periodFullTime)} full-time credits, fewer than the ${creditText(year)} credits of the school’s academic year.`,
-    `The annual loan limits are prorated by the credits of the terms at least half time (${
-      counted.length === 0 ? 'none' : listWords(counted.map((t) => `${t.label} ${creditText(t.enrolled)}`))
-    }) divided by the academic year’s ${creditText(year)} credits: ` +
-      limits
-        .map((l) => `${l.label.toLowerCase()} ${dollars(new Dec(l.statutory))} → ${dollars(new Dec(l.prorated))}`)
-        .join(', ') +
-      '.',
+    `Final period of the program, shorter than an academic year: ${creditText(periodFullTime)} full-time credits in ` +
+      `${listWords(period.map((t) => t.label))}, ${creditText(year)} in the school’s academic year. The annual loan ` +
+      `limits are prorated by the credits of the terms at least half time (${
+        counted.length === 0 ? 'none' : listWords(counted.map((t) => `${t.label} ${creditText(t.enrolled)}`))
+      }) divided by ${creditText(year)}.`,
   ];
   if (leftOut.length > 0) {
     sentences.push(
@@ -169,7 +165,7 @@ function finalPeriodPercentage(ctx: SummaryContext): SummaryPercentage {
   if (ctx.terms.some((t) => t.changed)) {
     sentences.push('The proration is fixed when the loan is originated: final credits do not change it.');
   }
-  sentences.push('The less-than-full-time reduction is not applied on top: the percentage is 100%.');
+  sentences.push('No less-than-full-time reduction on top: 100%.');
   return {
     pct: 100,
     kind: 'final_period',

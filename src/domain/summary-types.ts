@@ -24,6 +24,8 @@ export interface SummaryPolicyOption {
   /** The value in force in words: "the exact fraction". */
   value_label: string;
   is_default: boolean;
+  /** The service's default value in words. */
+  default_label: string;
   /** One sentence: the value in force, and the default when the school chose another. */
   text: string;
 }
@@ -35,7 +37,7 @@ export interface SummaryProratedLimit {
   label: string;
   statutory: number;
   prorated: number;
-  /** "$5,500 × 8 ÷ 24 ≈ $1,833.33 → $1,833". */
+  /** The limit times the fraction: "$1,200 × 8 ÷ 24 = $400", or with a rounding "≈ $1,833.33 → $1,833". */
   arithmetic: string;
 }
 
@@ -61,7 +63,7 @@ export interface SummaryAnnual {
   base: number;
   pct: number;
   amount: number;
-  /** "$3,500 × 63% = $2,205". */
+  /** "$2,000 × 92% = $1,840" (FSA example 3). */
   arithmetic: string;
   /** Where the starting amount comes from: the eligibility, the limit, the caps that lowered it. */
   basis: string;

@@ -151,7 +151,7 @@ export function officeWords(sentence: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-/** $3,500 (whole dollars with thousands separators; cents when there are some). */
+/** $1,840 (whole dollars with thousands separators; cents when there are some). */
 export function dollars(amount: Dec): string {
   return formatDollars(amount);
 }

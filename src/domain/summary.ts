@@ -46,6 +46,7 @@ function policySummary(policy: SchoolPolicy): SummaryPolicyOption[] {
     const value = policy[option];
     const isDefault = value === o.values[0];
     const words = policyValueWords(option, value);
+    const defaultWords = policyValueWords(option, o.values[0] as never);
     const label = POLICY_WORDS[option].label;
     return {
       option,
@@ -53,9 +54,10 @@ function policySummary(policy: SchoolPolicy): SummaryPolicyOption[] {
       value,
       value_label: words,
       is_default: isDefault,
+      default_label: defaultWords,
       text: isDefault
         ? `${label}: ${words}; the service’s default.`
-        : `${label}: ${words}, the school’s choice; the service’s default is ${policyValueWords(option, o.values[0] as never)}.`,
+        : `${label}: ${words}, the school’s choice; the service’s default is ${defaultWords}.`,
     };
   });
 }
@@ -83,7 +85,7 @@ function scheduleOf(ctx: SummaryContext): SummaryTerm[] {
     const facts = terms[i]!;
     const paid = stepOf(ctx, `term[${i}].closed`) !== undefined;
     const notes: string[] = [];
-    if (paid) notes.push('Already paid: the amounts are what was disbursed, kept under both options');
+    if (paid) notes.push('Already paid: the amounts disbursed, kept under both options');
     else if (!facts.eligible) {
       notes.push(isPositive(facts.credits) ? 'Below half time: no disbursement' : 'Not enrolled: no disbursement');
     }

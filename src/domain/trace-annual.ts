@@ -36,7 +36,7 @@ export function percentageStep(w: CalculationWorkings, scenario: Scenario, prefi
   return {
     id: `${prefix}percentage`,
     section: prefix === '' ? '§3' : '§6',
-    title: prefix === '' ? 'Academic-year percentage' : 'Baseline percentage (credits_enrolled)',
+    title: prefix === '' ? 'Academic-year percentage' : 'Baseline percentage (enrolled credits)',
     citation: excluded
       ? CITATIONS.schoolPolicy.citation
       : (belowHalf ? CITATIONS.belowHalfTimeCounted : CITATIONS.reduction).citation,

@@ -9,6 +9,7 @@ import { CITATIONS } from './citations.ts';
 import { type Dec, HUNDRED, ONE, decInt, sumDec } from './decimal.ts';
 import { LOAN_TYPES, type PerLoan, type Scenario } from './recalculation.ts';
 import { termStanding } from './terms.ts';
+import { loanName } from './warning-text.ts';
 import {
   type StepScalar,
   type TraceStep,
@@ -120,7 +121,7 @@ export function remainingSteps(w: CalculationWorkings, scenario: Scenario, prefi
     steps.push({
       id: `${prefix}remaining.${loan}`,
       section: '§6',
-      title: `Remaining ${loan} after closed terms${prefix === '' ? '' : ' (baseline)'}`,
+      title: `Remaining ${loanName(loan)} amount after the paid terms${prefix === '' ? '' : ' (baseline)'}`,
       citation: CITATIONS.recalculation.citation,
       formula: `remaining = annual − Σ prior disbursements of closed terms = ${figure(annual)} − ${figure(paid)} = ${figure(remaining)}${what}`,
       inputs: { annual: num(annual), paid: num(paid) },
@@ -155,7 +156,7 @@ export function splitSteps(
   const zeroTerms =
     !amount.isNegative() && !amount.isZero() && open.length > 0 ? ineligibleOpen : [...open, ...ineligibleOpen];
   if (record) for (const j of zeroTerms) summaryOutput[`terms[${j}].${option}.${key}`] = 0;
-  const title = `${option === 'equal' ? 'Equal' : 'Proportional'} split of the ${loan} amount${record ? '' : ' (baseline)'}`;
+  const title = `${option === 'equal' ? 'Equal' : 'Proportional'} split of the ${loanName(loan)} amount${record ? '' : ' (baseline)'}`;
   const citation = (
     w.readings.remainder === 'last_term'
       ? CITATIONS.schoolPolicy
@@ -227,7 +228,7 @@ export function splitSteps(
     steps.push({
       id: `${prefix}term[${j}].${option}.${loan}`,
       section,
-      title: `${w.terms[j]!.label}: ${option} ${loan}${record ? '' : ' (baseline)'}`,
+      title: `${w.terms[j]!.label}: ${option} ${loanName(loan)}${record ? '' : ' (baseline)'}`,
       citation,
       formula: share + tail,
       inputs: { amount: num(amount), weight: num(weights[p]!), sum_of_weights: num(total) },

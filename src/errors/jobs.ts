@@ -55,16 +55,4 @@ export const JOB_ERRORS = {
     public: true,
     message: 'The service instance running this job stopped before it finished. Submit the file again.',
   },
-  JOB_SHUTDOWN_BEFORE_START: {
-    code: 'internal_error',
-    status: 500,
-    public: true,
-    message: 'The service shut down before the job started. Submit the file again.',
-  },
-  JOB_SHUTDOWN_BEFORE_FINISH: {
-    code: 'internal_error',
-    status: 500,
-    public: true,
-    message: 'The service shut down before the job finished. Submit the file again.',
-  },
 } as const satisfies Record<string, ErrorEntry>;

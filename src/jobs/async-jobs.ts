@@ -1,20 +1,26 @@
 /**
- * Async bulk jobs: an ETL client submits a file (POST /v1/jobs), walks away, polls the status and fetches the
- * result later. The service spools the upload to a temporary file (memory stays flat), answers 202 at once, then
- * runs the SAME bulk pipeline as POST /v1/calculate/bulk in the background, on the large runner (the queue when
- * REDIS_URL is set, else the local pool), writing the output into the job store segment by segment.
+ * Async bulk jobs: an ETL client submits a file (POST /v1/jobs), walks away, polls the status (or waits for the
+ * callback) and fetches the results later. The upload is spooled and checked (memory stays flat), moved to the
+ * job's files (src/jobs/job-files.ts), answered 202 at once, then run through the SAME bulk pipeline as
+ * POST /v1/calculate/bulk in the background, on the large runner (the queue when REDIS_URL is set, else the local
+ * pool), writing every result into the job store segment by segment (src/jobs/job-run.ts).
  *
- * Lifecycle: queued (spooled, waiting for a slot) → running → completed | failed | cancelled.
+ * Lifecycle: queued (waiting for a slot) → running → completed | failed | cancelled.
  * At most MAX_CONCURRENT_JOBS jobs run at once per API process; others wait in FIFO order.
- * The process running a job renews a lease on it, and touches the job's spool file as it does (the heartbeat the
- * spool sweep reads, src/jobs/spool.ts); if the process dies, the job reads as failed (never "running" forever),
- * its spool file is swept, and the client resubmits. The job and its result expire JOB_TTL_SECONDS after the job finished.
+ *
+ * Durable: the process that runs a job (its instance, src/jobs/instance.ts) renews the job's lease every
+ * LEASE_RENEW_MS. The job's upload stays on disk until the job ends. When the process stops (SIGKILL, a crash, or
+ * SIGTERM, which hands its jobs back once the drain time is over), the job is resumed by a process that has its
+ * upload: the restarted API, or another API process sharing JOBS_DIR (src/jobs/job-recovery.ts, every
+ * RECOVER_EVERY_MS and at start-up). The job runs again from its upload, afresh, and gives the same bytes. A job
+ * no process resumes within RESUME_GRACE_MS of its lease's end reads as failed (src/jobs/job-store.ts).
  *
  * The upload is read once before the job is created (sha256, size and student count in one pass, see
- * src/jobs/upload-digest.ts), then once by the pipeline. The result is gzip-compressed on its way to the store,
- * which reserves room for it up front (refused with job_store_full, 503, when it cannot fit) and grows the
- * reservation as it is written (the job fails with job_store_full when it cannot). A failed job's partial result
- * is deleted at once, and the job is always marked failed (retried: deleting the result frees the store first).
+ * src/jobs/upload-digest.ts), then once per run by the pipeline. The results are gzip-compressed on their way to
+ * the store, which reserves room for them up front (refused with job_store_full, 503, when they cannot fit) and
+ * grows the reservation as they are written (the job fails with job_store_full when it cannot). A failed or
+ * cancelled job's results are deleted at once, and the job is always marked (retried: deleting the results frees
+ * the store first).
  * Idempotency-Key: with access control (AUTH_MODE=required) a key belongs to the token that sent it: the same key
  * with the same upload and options returns the job, with another upload or other options it is refused (422
  * idempotency_key_reused). Without access control every caller is anonymous, so a key is scoped to the upload
@@ -23,43 +29,48 @@
  * A job belongs to the token that submitted it (`owner`, src/jobs/ownership.ts); `cancel` stops it (its chunks
  * stop: the run's signal aborts) and removes its results; the job then reads `cancelled`. `onJobEnded` hears of
  * every job that reaches completed, failed or cancelled in this process (the webhooks, src/webhooks/).
- * One job's run (pipeline, results, final status) is src/jobs/job-run.ts.
  */
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
 import { keyTag } from '../log-tag.ts';
 import type { RunnerChoice } from '../bulk/pipeline.ts';
-import type { CsvDialect } from '../bulk/csv-dialect.ts';
-import { resolvePolicy, type PolicyChoices } from '../domain/policy.ts';
+import { resolvePolicy } from '../domain/policy.ts';
 import { RULE_SET_ID } from '../domain/rule-set.ts';
 import { emptyResultStats } from '../bulk/result-stats.ts';
 import type { ChunkRunner } from '../bulk/runner.ts';
 import type { Config } from '../config.ts';
 import { AppError, appError, entryEnvelope, errorEnvelope } from '../errors.ts';
-import { newJobId } from './job-id.ts';
-import { CANCELLED, runJob, type ErrorMapper, type PendingJob, type RunBulkFn, type RunEnd } from './job-run.ts';
-import { reservationFor } from './result-quota.ts';
-import type { StoreHeadroom } from './result-quota.ts';
 import { metrics } from '../metrics.ts';
-import { diskFullAsAppError, removeSpoolFile, touchSpoolFile } from './spool.ts';
-import type { JobError, JobPatch, JobRecord, JobStore, ResultFormat } from './job-store.ts';
-import type { Logger } from 'pino';
+import { newJobId } from './job-id.ts';
+import { CANCELLED, LOST, RELEASED, runJob, type ErrorMapper, type PendingJob, type RunBulkFn } from './job-run.ts';
+import { reservationFor, type StoreHeadroom } from './result-quota.ts';
+import { diskFullAsAppError, removeSpoolFile } from './spool.ts';
+import { JobFiles, type UploadFacts } from './job-files.ts';
+import { INSTANCE } from './instance.ts';
+import { recoverJobs } from './job-recovery.ts';
+import { JobEnding } from './job-ending.ts';
+import type { JobPatch, JobRecord, JobStore, ResultFormat } from './job-store.ts';
+import type { SpooledUpload } from './spooled-upload.ts';
 
 export type { ErrorMapper, RunBulkFn } from './job-run.ts';
+export type { SpooledUpload } from './spooled-upload.ts';
 
 /** Jobs one API process runs at once; the others wait, status "queued". */
 export const MAX_CONCURRENT_JOBS = 2;
 export { RESULT_SEGMENT_BYTES } from './result-sink.ts';
 /** The running process renews its lease this often; a lease lasts LEASE_MS. */
 const LEASE_RENEW_MS = 10_000;
-const LEASE_MS = 60_000;
-/** Marking a job failed is retried this many times, this far apart (ms), before it is left to its lease. */
-const MARK_FAILED_ATTEMPTS = 5;
-const MARK_FAILED_RETRY_MS = 500;
+export const LEASE_MS = 60_000;
+/** Orphaned jobs are looked for this often (and at start-up). */
+export const RECOVER_EVERY_MS = 5_000;
 
 export interface AsyncJobsOptions {
   config: Config;
   logger: Logger;
   store: JobStore;
+  /** JOBS_DIR: the uploads of unfinished jobs are kept in its `uploads` folder (src/jobs/job-files.ts). */
+  jobsDir: string;
   /** The runners for every job: inline for small files, the queue or the pool for large (each run carries its own run id). */
   runners: ChunkRunner | RunnerChoice;
   runBulk: RunBulkFn;
@@ -69,31 +80,14 @@ export interface AsyncJobsOptions {
    * logged, never the job's.
    */
   onJobEnded?: (record: JobRecord) => void | Promise<void>;
+  /** How often orphaned jobs are looked for (default RECOVER_EVERY_MS). */
+  recoverEveryMs?: number;
 }
 
 /** What a submission carries besides its upload. */
 export interface SubmitOptions {
   /** Where the job's end is announced (src/webhooks/): part of the submission's options for Idempotency-Key. */
   callbackUrl?: string | null;
-}
-
-export interface SpooledUpload {
-  /** Path of the spooled file; the service owns it from submit() on (deletes it when done). */
-  path: string;
-  /** sha256 over the bytes (and format): scopes the Idempotency-Key. */
-  sha256: string;
-  /** Size in bytes (the result's reservation is derived from it). */
-  bytes: number;
-  /** Students in the file (the progress total), null when unknown. */
-  students: number | null;
-  /** Data rows in the file (its prescan), null when unknown. */
-  rows?: number | null;
-  /** Students whose rows are not contiguous, from the upload's prescan (the run does not read the file for them). */
-  nonContiguous?: ReadonlyMap<string, number>;
-  /** How the file is written (charset, delimiter, extra columns) and the output's BOM; default v1 UTF-8 CSV. */
-  dialect?: CsvDialect;
-  /** The file's own school-policy options (`policy.<option>` parameters), over the deployment's SOR_POLICY. */
-  policy?: PolicyChoices;
 }
 
 const defaultErrorMapper: ErrorMapper = (err) => {
@@ -103,31 +97,36 @@ const defaultErrorMapper: ErrorMapper = (err) => {
 
 export class AsyncJobs {
   readonly store: JobStore;
+  readonly files: JobFiles;
   readonly #config: Config;
   readonly #logger: Logger;
   readonly #runners: ChunkRunner | RunnerChoice;
   readonly #runBulk: RunBulkFn;
   readonly #mapError: ErrorMapper;
-  readonly #onJobEnded: AsyncJobsOptions['onJobEnded'];
+  readonly #ending: JobEnding;
   readonly #ttlMs: number;
   readonly #waiting: PendingJob[] = [];
-  readonly #running = new Map<string, { abort: AbortController; done: Promise<void>; path: string }>();
-  /** Jobs this process owns (waiting or running): their leases are renewed. */
-  readonly #owned = new Set<string>();
+  readonly #running = new Map<string, { abort: AbortController; done: Promise<void> }>();
   readonly #leaseTimer: NodeJS.Timeout;
+  readonly #recoverTimer: NodeJS.Timeout;
+  #recovering: Promise<void> | undefined;
   #closed = false;
 
   constructor(options: AsyncJobsOptions, mapError: ErrorMapper = defaultErrorMapper) {
     this.store = options.store;
+    this.files = new JobFiles(join(options.jobsDir, 'uploads'));
     this.#config = options.config;
     this.#logger = options.logger.child({ component: 'async-jobs' });
     this.#runners = options.runners;
     this.#runBulk = options.runBulk;
     this.#mapError = mapError;
-    this.#onJobEnded = options.onJobEnded;
     this.#ttlMs = options.config.JOB_TTL_SECONDS * 1000;
-    this.#leaseTimer = setInterval(() => this.#renewLeases(), LEASE_RENEW_MS);
+    this.#ending = new JobEnding(this.store, this.#ttlMs, this.#logger, options.onJobEnded);
+    this.#leaseTimer = setInterval(() => void this.#renewLeases(), LEASE_RENEW_MS);
     this.#leaseTimer.unref();
+    this.#recoverTimer = setInterval(() => void this.recover(), options.recoverEveryMs ?? RECOVER_EVERY_MS);
+    this.#recoverTimer.unref();
+    void this.recover();
   }
 
   /** Room left in the job store for results (for /readyz). */
@@ -180,38 +179,73 @@ export class AsyncJobs {
       fingerprint,
       lease_until: now.getTime() + LEASE_MS,
       owner,
+      instance: INSTANCE,
       policy: resolvePolicy(upload.policy, this.#config.SOR_POLICY),
       stats: emptyResultStats(),
       all_outputs: true,
       callback_url: callbackUrl,
     };
+    const facts: UploadFacts = { nonContiguous: upload.nonContiguous, dialect: upload.dialect };
+    let path: string;
+    try {
+      path = await this.files.adopt(upload.path, record.id, facts);
+    } catch (err) {
+      await this.discard(upload);
+      throw diskFullAsAppError(err);
+    }
+    await removeSpoolFile(upload.path); // moved: the spool no longer holds it
     // A token's key is the token's (reused with another upload: 422); an anonymous key is the upload's.
-    const scopedKey =
-      idempotencyKey === undefined ? undefined : `${idempotencyKey}\n${owner === '' ? fingerprint : owner}`;
+    const scope = owner === '' ? fingerprint : owner;
+    const scopedKey = idempotencyKey === undefined ? undefined : `${idempotencyKey}\n${scope}`;
     let outcome;
     try {
       outcome = await this.store.create(record, scopedKey, reservationFor(upload.bytes));
     } catch (err) {
-      await this.discard(upload);
+      await this.files.remove(record.id);
       throw err;
     }
     if (!outcome.created) {
-      await this.discard(upload);
+      await this.files.remove(record.id);
       if (outcome.record.fingerprint !== fingerprint) throw appError('IDEMPOTENCY_KEY_REUSED');
       return outcome;
     }
     metrics.jobTransitions.inc({ status: 'queued' });
-    this.#owned.add(record.id);
-    this.#waiting.push({
-      record,
-      path: upload.path,
-      nonContiguous: upload.nonContiguous,
-      dialect: upload.dialect,
-      policy: record.policy!,
-    });
+    this.#enqueue(record, path, facts);
     this.#logger.info({ job: keyTag(record.id), format, bytes: upload.bytes }, 'async job queued');
-    this.#pump();
     return outcome;
+  }
+
+  #enqueue(record: JobRecord, path: string, facts: UploadFacts): void {
+    this.#waiting.push({ record, path, ...facts, policy: record.policy! });
+    this.#pump();
+  }
+
+  /** True when this process waits to run the job or runs it. */
+  #holds(id: string): boolean {
+    return this.#running.has(id) || this.#waiting.some((p) => p.record.id === id);
+  }
+
+  /** Looks for orphaned jobs now (and at start-up, and every RECOVER_EVERY_MS): see src/jobs/job-recovery.ts. */
+  recover(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#recovering ??= recoverJobs({
+      store: this.store,
+      files: this.files,
+      logger: this.#logger,
+      leaseMs: LEASE_MS,
+      holds: (id) => this.#holds(id),
+      resume: (record, path, facts) => {
+        if (this.#closed) return false;
+        this.#enqueue(record, path, facts);
+        return true;
+      },
+      fail: (id, error) => this.#ending.end(id, 'failed', error),
+    })
+      .catch((err: unknown) => this.#logger.warn({ err: (err as Error).message }, 'async jobs: recovery failed'))
+      .finally(() => {
+        this.#recovering = undefined;
+      });
+    return this.#recovering;
   }
 
   async #update(id: string, patch: JobPatch): Promise<void> {
@@ -222,73 +256,48 @@ export class AsyncJobs {
     }
   }
 
-  /**
-   * Marks a job failed or cancelled, retrying: a store that refused the result may refuse this write too for a
-   * moment. Its partial results are deleted first (which also frees the room the write needs). Resolves with the
-   * record as stored then, if the write went through.
-   */
-  async #markEnded(id: string, status: 'failed' | 'cancelled', error: JobError): Promise<JobRecord | undefined> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.store.clearResult(id);
-        const finished = Date.now();
-        await this.store.update(id, {
-          status,
-          finished_at: new Date(finished).toISOString(),
-          expires_at: new Date(finished + this.#ttlMs).toISOString(),
-          error,
-        });
-        return await this.store.get(id);
-      } catch (err) {
-        if (attempt >= MARK_FAILED_ATTEMPTS) {
-          this.#logger.error(
-            { jobId: id, err: (err as Error).message },
-            `async job: could not mark the job ${status}; it reads as failed once its lease runs out`,
-          );
-          return undefined;
-        }
-        await new Promise((resolve) => setTimeout(resolve, MARK_FAILED_RETRY_MS * attempt));
-      }
-    }
-  }
-
-  /** Tells `onJobEnded` of a job that reached a final status here. */
-  async #ended(id: string, known?: JobRecord): Promise<void> {
-    if (this.#onJobEnded === undefined) return;
-    try {
-      const record = known ?? (await this.store.get(id));
-      if (record !== undefined) await this.#onJobEnded(record);
-    } catch (err) {
-      this.#logger.warn({ job: keyTag(id), err: (err as Error).message }, 'async job: onJobEnded failed');
-    }
-  }
-
-  #renewLeases(): void {
+  /** Renews the leases of the jobs here; a job another process took over (or that ended elsewhere) is let go. */
+  async #renewLeases(): Promise<void> {
     const now = Date.now();
-    const lease_until = now + LEASE_MS;
-    const expires_at = new Date(now + this.#ttlMs).toISOString();
-    for (const id of this.#owned) void this.#update(id, { lease_until, expires_at });
-    for (const { path } of [...this.#waiting, ...this.#running.values()]) void touchSpoolFile(path);
+    const expiresAt = new Date(now + this.#ttlMs).toISOString();
+    const ids = [...this.#waiting.map((p) => p.record.id), ...this.#running.keys()];
+    for (const id of ids) {
+      let mine: boolean;
+      try {
+        mine = await this.store.renew(id, INSTANCE, now + LEASE_MS, expiresAt);
+      } catch (err) {
+        this.#logger.warn({ job: keyTag(id), err: (err as Error).message }, 'async job: could not renew the lease');
+        continue;
+      }
+      if (mine) continue;
+      const waiting = this.#waiting.findIndex((p) => p.record.id === id);
+      if (waiting >= 0) this.#waiting.splice(waiting, 1);
+      this.#running.get(id)?.abort.abort(LOST);
+    }
   }
 
   #pump(): void {
     while (!this.#closed && this.#running.size < MAX_CONCURRENT_JOBS && this.#waiting.length > 0) {
       const next = this.#waiting.shift() as PendingJob;
+      const id = next.record.id;
       const abort = new AbortController();
-      // A cancelled job is announced by cancel(), which wrote its status (here or on another process).
       const done = this.#run(next, abort.signal)
-        .then((end) => (end === 'cancelled' ? undefined : this.#ended(next.record.id)))
-        .finally(async () => {
-          await removeSpoolFile(next.path).catch(() => undefined);
-          this.#running.delete(next.record.id);
-          this.#owned.delete(next.record.id);
+        .then(async (end) => {
+          // Ended: its upload is no longer needed. Released or taken over: it runs again, from its upload.
+          if (end === 'released' || end === 'lost') return;
+          await this.files.remove(id).catch(() => undefined);
+          // A cancelled job is announced by cancel(), which wrote its status (here or on another process).
+          if (end !== 'cancelled') await this.#ending.announce(id);
+        })
+        .finally(() => {
+          this.#running.delete(id);
           this.#pump();
         });
-      this.#running.set(next.record.id, { abort, done, path: next.path });
+      this.#running.set(id, { abort, done });
     }
   }
 
-  #run(pending: PendingJob, signal: AbortSignal): Promise<RunEnd> {
+  #run(pending: PendingJob, signal: AbortSignal) {
     const id = pending.record.id;
     return runJob(
       {
@@ -302,8 +311,9 @@ export class AsyncJobs {
         ttlMs: this.#ttlMs,
         update: (patch) => this.#update(id, patch),
         markEnded: async (status, error) => {
-          await this.#markEnded(id, status, error);
+          await this.#ending.mark(id, status, error);
         },
+        release: () => this.store.release(id, INSTANCE),
         cancelledElsewhere: () => this.#cancelledElsewhere(id),
         cancel: () => this.#running.get(id)?.abort.abort(CANCELLED),
       },
@@ -329,33 +339,32 @@ export class AsyncJobs {
   async cancel(id: string): Promise<void> {
     if ((await this.store.get(id))?.status === 'cancelled') return; // already: nothing to stop, nothing to announce
     const waiting = this.#waiting.findIndex((p) => p.record.id === id);
-    if (waiting >= 0) {
-      const [p] = this.#waiting.splice(waiting, 1);
-      this.#owned.delete(id);
-      if (p) await removeSpoolFile(p.path).catch(() => undefined);
-    }
+    if (waiting >= 0) this.#waiting.splice(waiting, 1);
     const running = this.#running.get(id);
     if (running) {
       running.abort.abort(CANCELLED);
       await running.done;
     }
     // Also when the run here had just finished: the mark and the removal of the results are what DELETE promises.
-    const record = await this.#markEnded(id, 'cancelled', entryEnvelope('JOB_CANCELLED'));
+    await this.#ending.end(id, 'cancelled', entryEnvelope('JOB_CANCELLED'));
+    // Its upload serves no one now (a run on another process that still reads it keeps its open file).
+    await this.files.remove(id).catch(() => undefined);
     this.#logger.info({ job: keyTag(id) }, 'async job cancelled');
-    if (record !== undefined) await this.#ended(id, record);
   }
 
   /**
-   * Graceful stop: takes no new jobs, fails the waiting ones, gives running ones up to `drainMs` to finish, then
-   * aborts them (they end as failed, with a message telling the client to resubmit).
+   * Graceful stop: takes no new jobs, gives running ones up to `drainMs` to finish, then stops them. Every job not
+   * finished is handed back (queued, no instance): the next process that has its upload runs it again at once.
    */
   async close(drainMs = 0): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    clearInterval(this.#recoverTimer);
+    await this.#recovering;
     for (const p of this.#waiting.splice(0)) {
-      const record = await this.#markEnded(p.record.id, 'failed', entryEnvelope('JOB_SHUTDOWN_BEFORE_START'));
-      if (record !== undefined) await this.#ended(p.record.id, record);
-      await removeSpoolFile(p.path).catch(() => undefined);
+      await this.store.release(p.record.id, INSTANCE).catch((err: unknown) => {
+        this.#logger.warn({ job: keyTag(p.record.id), err: (err as Error).message }, 'async job: not released');
+      });
     }
     const running = [...this.#running.values()];
     if (drainMs > 0 && running.length > 0) {
@@ -368,7 +377,7 @@ export class AsyncJobs {
       ]);
       clearTimeout(timer);
     }
-    for (const r of this.#running.values()) r.abort.abort();
+    for (const r of this.#running.values()) r.abort.abort(RELEASED);
     await Promise.allSettled(running.map((r) => r.done));
     clearInterval(this.#leaseTimer);
   }

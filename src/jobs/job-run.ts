@@ -4,7 +4,9 @@
  * the errors-only CSV: src/bulk/pipeline.ts `outputs`), each gzip-compressed into the job store segment by segment
  * (ResultSink). Progress, with what the results add up to so far (src/bulk/result-stats.ts), is written at most
  * every PROGRESS_EVERY_MS (the job's cancel mark is read then too), and the job ends completed, cancelled, or
- * failed with its error: shut down, or the run's error as a v1 envelope.
+ * failed with the run's error as a v1 envelope. A run stopped because its process shuts down hands the job back
+ * (released: queued, its partial results deleted, its upload kept); one whose job another process took over
+ * (lost) leaves it to that process.
  * AsyncJobs (async-jobs.ts) decides when a job runs, owns its lease and its upload; this file only runs it.
  */
 import { createReadStream } from 'node:fs';
@@ -33,6 +35,10 @@ import type { JobError, JobPatch, JobRecord, JobStore, ResultPart } from './job-
 
 /** The abort reason of a job cancelled by DELETE /v1/jobs/{id}. */
 export const CANCELLED = 'cancelled';
+/** The abort reason of a run stopped because its process shuts down: the job is handed back. */
+export const RELEASED = 'released';
+/** The abort reason of a run whose job another process took over (its lease could not be renewed). */
+export const LOST = 'lost';
 
 /** Progress is written to the store at most this often. */
 const PROGRESS_EVERY_MS = 500;
@@ -54,7 +60,7 @@ export type ErrorMapper = (err: unknown) => JobError;
 export interface PendingJob {
   record: JobRecord;
   path: string;
-  nonContiguous: ReadonlyMap<string, number> | undefined;
+  nonContiguous?: ReadonlyMap<string, number>;
   dialect?: CsvDialect;
   policy: SchoolPolicy;
 }
@@ -75,14 +81,16 @@ export interface JobRunContext {
   update(patch: JobPatch): Promise<void>;
   /** Marks the job failed with `error` (or cancelled), its partial results deleted. */
   markEnded(status: 'failed' | 'cancelled', error: JobError): Promise<void>;
+  /** Hands the job back to be run again (shutdown): queued, no instance, partial results deleted. */
+  release(): Promise<void>;
   /** True when another API process answered a DELETE of the job. */
   cancelledElsewhere(): Promise<boolean>;
   /** Aborts this run with the CANCELLED reason. */
   cancel(): void;
 }
 
-/** How the run ended: the job's final status (the store has it). */
-export type RunEnd = 'completed' | 'failed' | 'cancelled';
+/** How the run ended: the job's final status (the store has it), or handed back, or taken over elsewhere. */
+export type RunEnd = 'completed' | 'failed' | 'cancelled' | 'released' | 'lost';
 
 /** The store part each output of the pipeline goes to, for a job asked for `format`. */
 function partOf(output: keyof JobOutputs, format: 'csv' | 'ndjson'): ResultPart {
@@ -144,11 +152,17 @@ export async function runJob(ctx: JobRunContext, pending: PendingJob, signal: Ab
   });
   metrics.jobTransitions.inc({ status: 'running' });
   log.info('async job running');
+  // Progress is written at most every PROGRESS_EVERY_MS, and the last count of a burst is written when the window
+  // ends: a chunk that finishes just after a write is not left unseen while the next, slow one runs.
   let lastWrite = 0;
-  const onProgress = (p: BulkProgress) => {
-    const now = Date.now();
-    if (now - lastWrite < PROGRESS_EVERY_MS) return;
-    lastWrite = now;
+  let latest: BulkProgress | undefined;
+  let trailing: NodeJS.Timeout | undefined;
+  const writeProgress = () => {
+    trailing = undefined;
+    const p = latest;
+    if (p === undefined) return;
+    latest = undefined;
+    lastWrite = Date.now();
     void ctx.update({
       students_done: p.students,
       rows_done: p.rows,
@@ -158,22 +172,36 @@ export async function runJob(ctx: JobRunContext, pending: PendingJob, signal: Ab
     });
     void ctx.cancelledElsewhere().then((yes) => yes && ctx.cancel());
   };
+  const onProgress = (p: BulkProgress) => {
+    latest = p;
+    if (trailing !== undefined) return;
+    const wait = lastWrite + PROGRESS_EVERY_MS - Date.now();
+    if (wait <= 0) writeProgress();
+    else trailing = setTimeout(writeProgress, wait);
+  };
+  const stopProgress = () => {
+    clearTimeout(trailing);
+    trailing = undefined;
+    latest = undefined;
+  };
   const results = resultOutputs(ctx, record);
   try {
-    const summary = await ctx.runBulk({
-      input: createReadStream(path, { highWaterMark: PIPELINE_READ_BYTES }),
-      nonContiguous,
-      dialect,
-      policy,
-      output: results.outputs[record.format],
-      outputs: results.outputs,
-      format: record.format,
-      runner: ctx.runners,
-      config: ctx.config,
-      limits: { maxBytes: ctx.config.BULK_MAX_BYTES, maxRows: ctx.config.BULK_MAX_ROWS },
-      onProgress,
-      signal,
-    });
+    const summary = await ctx
+      .runBulk({
+        input: createReadStream(path, { highWaterMark: PIPELINE_READ_BYTES }),
+        nonContiguous,
+        dialect,
+        policy,
+        output: results.outputs[record.format],
+        outputs: results.outputs,
+        format: record.format,
+        runner: ctx.runners,
+        config: ctx.config,
+        limits: { maxBytes: ctx.config.BULK_MAX_BYTES, maxRows: ctx.config.BULK_MAX_ROWS },
+        onProgress,
+        signal,
+      })
+      .finally(stopProgress);
     await results.finish();
     if (await ctx.cancelledElsewhere()) {
       await ctx.store.clearResult(id);
@@ -204,7 +232,16 @@ export async function runJob(ctx: JobRunContext, pending: PendingJob, signal: Ab
       log.info('async job cancelled while it ran');
       return 'cancelled';
     }
-    const error = signal.aborted ? entryEnvelope('JOB_SHUTDOWN_BEFORE_FINISH') : ctx.mapError(cause);
+    if (signal.aborted && signal.reason === LOST) {
+      log.warn('async job taken over by another process: this run stops');
+      return 'lost';
+    }
+    if (signal.aborted && signal.reason === RELEASED) {
+      await ctx.release().catch((err: unknown) => log.warn({ err: (err as Error).message }, 'async job: not released'));
+      log.info('async job handed back at shutdown: it runs again from its upload when the service is back');
+      return 'released';
+    }
+    const error = ctx.mapError(cause);
     log.warn({ err: (cause as Error)?.message, code: error.code }, 'async job failed');
     await ctx.markEnded('failed', error);
     metrics.jobTransitions.inc({ status: 'failed' });

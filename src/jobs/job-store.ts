@@ -2,19 +2,23 @@
  * Where async bulk jobs (POST /v1/jobs) and their results live. Two implementations behind one interface:
  *  - RedisJobStore (src/jobs/redis-job-store.ts) when REDIS_URL is set: jobs and results survive an API restart
  *    (when Redis keeps its data) and are visible to every API replica;
- *  - MemoryJobStore (here) without Redis: job records in this process's memory (LOST ON RESTART), results as
- *    gzip files on disk (src/jobs/disk-results.ts), never in the heap.
- * Both expire a job and its result JOB_TTL_SECONDS after it finished (or after it was created, while it has not).
+ *  - LocalJobStore (src/jobs/local-job-store.ts) without Redis: job records in a SQLite database in JOBS_DIR,
+ *    results as gzip files beside it: they survive a restart of the API, and every API process sharing the folder
+ *    sees them.
+ * Both expire a job and its results JOB_TTL_SECONDS after it finished (or after its last lease renewal, while it
+ * has not).
+ *
+ * Leases: the process running a job (its `instance`) renews the job's lease while it waits or runs. When that
+ * process stops, the job is resumed from its upload by a process that has the upload (src/jobs/job-recovery.ts):
+ * it `claim`s the job (atomically: one process wins) and runs it afresh. A job no process resumes within
+ * RESUME_GRACE_MS of its lease's end reads as failed (its upload is gone with its process's disk).
  * Results are stored gzip-compressed, as ordered segments, and read back decompressed as a stream: never whole in
  * memory. Room for a result is reserved when the job is created (refused with job_store_full when it cannot fit)
  * and grown while it is written (the job fails with job_store_full when it cannot).
  * A job id whose records are gone reads as job_lost (410) or expired (404): see src/jobs/job-id.ts.
  */
-import { join } from 'node:path';
-import { tmpdir } from 'node:os';
-import { DiskResults } from './disk-results.ts';
-import { missingJobError } from './job-id.ts';
 import { entryEnvelope } from '../errors.ts';
+import { emptyResultStats } from '../bulk/result-stats.ts';
 import type { StoreHeadroom } from './result-quota.ts';
 import type { CheckSummary } from '../bulk/shadow-summary.ts';
 import type { ResultStats } from '../bulk/result-stats.ts';
@@ -67,6 +71,11 @@ export interface JobRecord {
   lease_until: number;
   /** The token id that submitted the job ('' without access control): only it sees the job (src/jobs/ownership.ts). */
   owner?: string;
+  /**
+   * The process that runs (or waits to run) the job, `<host>:<pid>:<random>` (src/jobs/instance.ts); '' once that
+   * process released it at shutdown (any process may resume it then). Absent on older records.
+   */
+  instance?: string;
   /** The shadow check's counts (src/bulk/shadow-summary.ts), only when the file has sis_* columns. */
   check_summary?: CheckSummary | null;
   /**
@@ -113,7 +122,7 @@ export interface CreateOutcome {
 }
 
 export interface JobStore {
-  readonly kind: 'redis' | 'memory';
+  readonly kind: 'redis' | 'local';
   /**
    * Creates the job and reserves `reserveBytes` for its compressed result, atomically with the idempotency key;
    * or returns the job that already holds the key. Throws job_store_full (503) when the result cannot fit.
@@ -124,7 +133,29 @@ export interface JobStore {
    * that cannot have expired yet are gone, not_found (404) when it expired.
    */
   get(id: string): Promise<JobRecord | undefined>;
+  /**
+   * Merges `patch` into the job. A job that reached a final status keeps it (late progress writes change nothing),
+   * except that a finished job may become cancelled (DELETE removes its results).
+   */
   update(id: string, patch: JobPatch): Promise<void>;
+  /**
+   * Renews the lease of an unfinished job that `instance` holds (its expiry moves with it); false when the job is
+   * no longer this instance's to run (another process claimed it, it finished or was cancelled, or it is gone).
+   */
+  renew(id: string, instance: string, leaseUntil: number, expiresAt: string): Promise<boolean>;
+  /**
+   * Takes an unfinished job over from the instance `from` (as read before; '' for a released job) for `to`,
+   * atomically: the job is queued again for a fresh run (progress, counts and partial results cleared, its
+   * lease `to`'s). Undefined when another process claimed it first, or it finished meanwhile.
+   */
+  claim(id: string, from: string, to: string, leaseUntil: number): Promise<JobRecord | undefined>;
+  /**
+   * Hands an unfinished job of `instance` back (shutdown): queued, no instance, its lease ending now (its grace runs
+   * from now); partial results cleared.
+   */
+  release(id: string, instance: string): Promise<void>;
+  /** Unfinished jobs whose lease ran out (the local store only: every process sharing it sees its uploads). */
+  orphans?(now?: number): Promise<JobRecord[]>;
   /**
    * Appends one segment of a compressed result part (read back in append order). Throws job_store_full when the
    * job's results outgrow their reservation and the store has no more room.
@@ -173,165 +204,44 @@ export function holdsIdempotencyKey(record: JobRecord): boolean {
   return !(record.status === 'failed' && record.error !== null && SERVICE_FAILURE_CODES.has(record.error.code));
 }
 
-/** Applies the lease rule: an unfinished job without a live owner is reported as failed. */
+/**
+ * How long after its lease ran out an unfinished job waits for a process to resume it (an API restarted with the
+ * job's upload on its disk) before it reads as failed: a restart, even one that waits for a node, is done by then.
+ */
+export const RESUME_GRACE_MS = 10 * 60_000;
+
+/** Applies the lease rule: an unfinished job no process resumed within RESUME_GRACE_MS reads as failed. */
 export function withLease(record: JobRecord, now = Date.now()): JobRecord {
-  if ((record.status === 'queued' || record.status === 'running') && record.lease_until < now) {
+  if (!FINAL_STATUSES.has(record.status) && record.lease_until + RESUME_GRACE_MS < now) {
     return {
       ...record,
       status: 'failed',
       error: ABANDONED_ERROR,
-      finished_at: record.finished_at ?? new Date(record.lease_until).toISOString(),
+      finished_at: record.finished_at ?? new Date(record.lease_until + RESUME_GRACE_MS).toISOString(),
     };
   }
   return record;
 }
 
-interface MemoryEntry {
-  record: JobRecord;
-  expiresAt: number;
+/** `record` as a fresh run of it for `instance`: queued again, nothing counted, no partial result. */
+export function freshRun(record: JobRecord, instance: string, leaseUntil: number): JobRecord {
+  return {
+    ...record,
+    status: 'queued',
+    instance,
+    lease_until: leaseUntil,
+    started_at: null,
+    students_done: 0,
+    rows_done: 0,
+    error_rows: 0,
+    error: null,
+    check_summary: null,
+    stats: emptyResultStats(),
+  };
 }
 
-export interface MemoryJobStoreOptions {
-  /** Where results are kept (default `<os tmpdir>/sor-jobs-results`). */
-  dir?: string;
-  /** Quota of results and reservations (default 2 GiB). */
-  maxBytes?: number;
-}
-
-/** In-process job records (lost when the process restarts), results gzip on disk. */
-export class MemoryJobStore implements JobStore {
-  readonly kind = 'memory' as const;
-  readonly results: DiskResults;
-  readonly #ttlMs: number;
-  readonly #jobs = new Map<string, MemoryEntry>();
-  readonly #idempotency = new Map<string, { id: string; expiresAt: number }>();
-  readonly #sweeper: NodeJS.Timeout;
-
-  constructor(ttlSeconds: number, options: MemoryJobStoreOptions = {}) {
-    this.#ttlMs = ttlSeconds * 1000;
-    const sweepEveryMs = Math.min(60_000, this.#ttlMs);
-    this.results = new DiskResults({
-      dir: options.dir ?? join(tmpdir(), 'sor-jobs-results'),
-      maxBytes: options.maxBytes ?? 2048 * 1024 * 1024,
-      sweepEveryMs,
-    });
-    this.#sweeper = setInterval(() => this.#sweep(), sweepEveryMs);
-    this.#sweeper.unref();
-  }
-
-  #sweep(now = Date.now()): void {
-    for (const [id, e] of this.#jobs) if (e.expiresAt <= now) this.#forget(id);
-    for (const [k, e] of this.#idempotency) if (e.expiresAt <= now) this.#idempotency.delete(k);
-  }
-
-  #forget(id: string): void {
-    this.#jobs.delete(id);
-    void this.results.remove(id).catch(() => undefined);
-  }
-
-  #entry(id: string): MemoryEntry | undefined {
-    const e = this.#jobs.get(id);
-    if (e && e.expiresAt <= Date.now()) {
-      this.#forget(id);
-      return undefined;
-    }
-    return e;
-  }
-
-  async create(record: JobRecord, idempotencyKey?: string, reserveBytes = 0): Promise<CreateOutcome> {
-    if (idempotencyKey !== undefined) {
-      const seen = this.#idempotency.get(idempotencyKey);
-      const existing = seen && seen.expiresAt > Date.now() ? this.#entry(seen.id) : undefined;
-      if (existing && holdsIdempotencyKey(withLease(existing.record))) {
-        return { record: withLease(existing.record), created: false };
-      }
-    }
-    await this.results.reserve(record.id, reserveBytes);
-    // Between the check above and here another submission may have taken the key: it wins, this one yields.
-    if (idempotencyKey !== undefined) {
-      const seen = this.#idempotency.get(idempotencyKey);
-      const existing = seen && seen.expiresAt > Date.now() ? this.#entry(seen.id) : undefined;
-      if (existing && holdsIdempotencyKey(withLease(existing.record))) {
-        await this.results.remove(record.id);
-        return { record: withLease(existing.record), created: false };
-      }
-    }
-    const expiresAt = record.expires_at === undefined ? Date.now() + this.#ttlMs : Date.parse(record.expires_at);
-    if (idempotencyKey !== undefined) this.#idempotency.set(idempotencyKey, { id: record.id, expiresAt });
-    this.#jobs.set(record.id, { record: { ...record }, expiresAt });
-    return { record: { ...record }, created: true };
-  }
-
-  async get(id: string): Promise<JobRecord | undefined> {
-    const e = this.#entry(id);
-    if (e) return withLease({ ...e.record });
-    const missing = missingJobError(id, this.#ttlMs);
-    if (missing) throw missing;
-    return undefined;
-  }
-
-  async update(id: string, patch: JobPatch): Promise<void> {
-    const e = this.#entry(id);
-    if (!e) return;
-    e.record = { ...e.record, ...patch };
-    // A finished job is kept TTL from its end; an unfinished one never expires while its owner renews its lease.
-    if (patch.expires_at !== undefined) e.expiresAt = Date.parse(patch.expires_at);
-    else if (patch.status !== undefined && FINAL_STATUSES.has(patch.status)) e.expiresAt = Date.now() + this.#ttlMs;
-    else if (patch.lease_until !== undefined) e.expiresAt = Math.max(e.expiresAt, Date.now() + this.#ttlMs);
-  }
-
-  async appendResult(id: string, segment: Buffer, part: ResultPart): Promise<void> {
-    if (!this.#entry(id)) throw new Error(`job ${id} expired while its result was being written`);
-    await this.results.append(id, segment, part);
-  }
-
-  async settleResult(id: string): Promise<void> {
-    this.results.settle(id);
-  }
-
-  async clearResult(id: string): Promise<void> {
-    await this.results.remove(id);
-  }
-
-  readResult(id: string, part: ResultPart): AsyncIterable<Buffer> {
-    if (!this.#entry(id)) throw new Error(`job ${id} has no result`);
-    return this.results.read(id, part);
-  }
-
-  async list(owner: string, query: JobListQuery): Promise<JobRecord[]> {
-    const ids = [...this.#jobs.keys()]
-      .filter((id) => {
-        const e = query.before === undefined || id < query.before ? this.#entry(id) : undefined;
-        return e !== undefined && (e.record.owner ?? '') === owner;
-      })
-      .sort()
-      .reverse()
-      .slice(0, query.limit);
-    return ids.map((id) => withLease({ ...(this.#jobs.get(id) as MemoryEntry).record }));
-  }
-
-  readResultGzip(id: string, part: ResultPart): AsyncIterable<Buffer> {
-    if (!this.#entry(id)) throw new Error(`job ${id} has no result`);
-    return this.results.readGzip(id, part);
-  }
-
-  headroom(): Promise<StoreHeadroom> {
-    return this.results.headroom();
-  }
-
-  async counts(): Promise<Record<JobStatus, number>> {
-    const out = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>;
-    for (const [id] of this.#jobs) {
-      const e = this.#entry(id);
-      if (e) out[withLease(e.record).status]++;
-    }
-    return out;
-  }
-
-  async close(): Promise<void> {
-    clearInterval(this.#sweeper);
-    this.#jobs.clear();
-    this.#idempotency.clear();
-    await this.results.close();
-  }
+/** The patch that merges into `current`, or undefined when a final status must stay (see JobStore.update). */
+export function applicablePatch(current: JobRecord, patch: JobPatch): JobPatch | undefined {
+  if (FINAL_STATUSES.has(current.status) && patch.status !== 'cancelled') return undefined;
+  return patch;
 }

@@ -19,74 +19,23 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { gunzipSegments } from './gunzip-segments.ts';
+import {
+  CREATE_SCRIPT,
+  GROW_SCRIPT,
+  RELEASE_KEY_SCRIPT,
+  SUM_SCRIPT,
+  TAKE_SCRIPT,
+  UPDATE_SCRIPT,
+} from './redis-job-scripts.ts';
 import { missingJobError } from './job-id.ts';
 import { storeFullError } from './result-quota.ts';
 import type { StoreHeadroom } from './result-quota.ts';
-import { holdsIdempotencyKey, JOB_STATUSES, withLease } from './job-store.ts';
+import { freshRun, holdsIdempotencyKey, JOB_STATUSES, RESUME_GRACE_MS, withLease } from './job-store.ts';
 import { FINAL_STATUSES, RESULT_PARTS } from './job-store.ts';
 import type { CreateOutcome, JobListQuery, JobPatch, JobRecord, JobStatus, JobStore, ResultPart } from './job-store.ts';
 
 /** Part of Redis maxmemory never handed to job results (the queue and job records need it). */
 const REDIS_MEMORY_MARGIN = 0.25;
-
-/** Lua: sums the ledger (KEYS[ledger]) after dropping entries of jobs gone from the index (KEYS[index]). */
-const LEDGER_SUM = `
-local function ledger_sum(index, ledger, now, except)
-  local used = 0
-  local entries = redis.call('HGETALL', ledger)
-  for i = 1, #entries, 2 do
-    local score = redis.call('ZSCORE', index, entries[i])
-    if (not score) or tonumber(score) < now then
-      redis.call('HDEL', ledger, entries[i])
-    elseif entries[i] ~= except then
-      used = used + tonumber(entries[i + 1])
-    end
-  end
-  return used
-end
-`;
-
-/**
- * Create-or-return-existing, atomically: the idempotency key, the job and its result reservation appear together
- * or not at all. Returns the existing job id, {used} when the reservation does not fit, or nil when created.
- */
-const CREATE_SCRIPT = `${LEDGER_SUM}
-local existing = redis.call('GET', KEYS[1])
-if existing then return existing end
-local reserve = tonumber(ARGV[6])
-if reserve > 0 then
-  local used = ledger_sum(KEYS[3], KEYS[4], tonumber(ARGV[4]), '')
-  if used + reserve > tonumber(ARGV[5]) then return {used} end
-  redis.call('HSET', KEYS[4], ARGV[1], reserve)
-  redis.call('PEXPIRE', KEYS[4], ARGV[2])
-end
-if KEYS[1] ~= KEYS[2] then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
-for i = 7, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
-redis.call('PEXPIRE', KEYS[2], ARGV[2])
-redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
-redis.call('PEXPIRE', KEYS[3], ARGV[2])
-return false
-`;
-
-/** Raises a job's reservation to ARGV[4] bytes if the others leave room: nil, or {used by the others}. */
-const GROW_SCRIPT = `${LEDGER_SUM}
-local used = ledger_sum(KEYS[1], KEYS[2], tonumber(ARGV[2]), ARGV[1])
-if used + tonumber(ARGV[4]) > tonumber(ARGV[3]) then return {used} end
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
-redis.call('PEXPIRE', KEYS[2], ARGV[5])
-return false
-`;
-
-/** Deletes the idempotency key KEYS[1] if it still names job ARGV[1] (a released key another submission may take). */
-const RELEASE_KEY_SCRIPT = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`;
-
-/** The ledger's total (pruned). */
-const SUM_SCRIPT = `${LEDGER_SUM}
-return ledger_sum(KEYS[1], KEYS[2], tonumber(ARGV[1]), '')
-`;
 
 /** Record fields stored as JSON text in the job's hash. */
 const JSON_FIELDS: ReadonlySet<string> = new Set(['error', 'check_summary', 'policy', 'stats']);
@@ -127,6 +76,7 @@ function fromHash(h: Record<string, string>): JobRecord | undefined {
     ...(h.stats ? { stats: JSON.parse(h.stats) as JobRecord['stats'] } : {}),
     ...(h.all_outputs !== undefined ? { all_outputs: h.all_outputs === 'true' } : {}),
     ...(h.callback_url !== undefined ? { callback_url: str('callback_url') } : {}),
+    ...(h.instance !== undefined ? { instance: h.instance } : {}),
   };
 }
 
@@ -236,26 +186,67 @@ export class RedisJobStore implements JobStore {
     return record;
   }
 
-  async update(id: string, patch: JobPatch): Promise<void> {
-    const key = this.#jobKey(id);
-    // Only touch a job that still exists: a job that expired must not come back as a partial hash.
-    if ((await this.#redis.exists(key)) === 0) return;
-    const final = patch.status !== undefined && FINAL_STATUSES.has(patch.status);
-    const refresh = final || patch.lease_until !== undefined || patch.expires_at !== undefined;
-    const owner = refresh ? await this.#redis.hget(key, 'owner') : null;
+  /** Moves the expiry of the job, its results and the indexes to `at` (epoch ms). */
+  async #refreshExpiry(id: string, at: number): Promise<void> {
+    const owner = await this.#redis.hget(this.#jobKey(id), 'owner');
     const multi = this.#redis.multi();
-    multi.hset(key, ...toHash(patch));
-    // A finished job is kept TTL from its end; an unfinished one never expires while its owner renews its lease.
-    if (refresh) {
-      const at = patch.expires_at === undefined ? Date.now() + this.#ttlMs : Date.parse(patch.expires_at);
-      if (owner) multi.pexpire(this.#ownerKey(owner), this.#ttlMs);
-      multi.pexpireat(key, at);
-      for (const part of RESULT_PARTS) multi.pexpireat(this.#resultKey(id, part), at);
-      multi.zadd(this.#indexKey(), at, id);
-      multi.pexpire(this.#indexKey(), this.#ttlMs);
-      multi.pexpire(this.#ledgerKey(), this.#ttlMs);
-    }
+    if (owner) multi.pexpire(this.#ownerKey(owner), this.#ttlMs);
+    multi.pexpireat(this.#jobKey(id), at);
+    for (const part of RESULT_PARTS) multi.pexpireat(this.#resultKey(id, part), at);
+    multi.zadd(this.#indexKey(), at, id);
+    multi.pexpire(this.#indexKey(), this.#ttlMs);
+    multi.pexpire(this.#ledgerKey(), this.#ttlMs);
     await multi.exec();
+  }
+
+  async update(id: string, patch: JobPatch): Promise<void> {
+    const fields = toHash(patch);
+    if (fields.length === 0) return;
+    // Only a job that still exists, and a final status stays (the script): a late progress write changes nothing.
+    const written = await this.#redis.eval(UPDATE_SCRIPT, 1, this.#jobKey(id), patch.status ?? '', ...fields);
+    if (written !== 1) return;
+    // A finished job is kept TTL from its end; an unfinished one never expires while its owner renews its lease.
+    const final = patch.status !== undefined && FINAL_STATUSES.has(patch.status);
+    if (final || patch.expires_at !== undefined) {
+      await this.#refreshExpiry(
+        id,
+        patch.expires_at === undefined ? Date.now() + this.#ttlMs : Date.parse(patch.expires_at),
+      );
+    }
+  }
+
+  /** Writes `fields` when the unfinished job is still `instance`'s (the script): true when written. */
+  async #take(id: string, instance: string, fields: Record<string, unknown>): Promise<boolean> {
+    return (await this.#redis.eval(TAKE_SCRIPT, 1, this.#jobKey(id), instance, ...toHash(fields))) === 1;
+  }
+
+  async renew(id: string, instance: string, leaseUntil: number, expiresAt: string): Promise<boolean> {
+    if (!(await this.#take(id, instance, { lease_until: leaseUntil, expires_at: expiresAt }))) return false;
+    await this.#refreshExpiry(id, Date.parse(expiresAt));
+    return true;
+  }
+
+  /** The job for a fresh run of `to`, if it is still `from`'s: its partial results are deleted, its reservation kept. */
+  async #handOver(id: string, from: string, to: string, leaseUntil: number): Promise<JobRecord | undefined> {
+    const current = fromHash(await this.#redis.hgetall(this.#jobKey(id)));
+    if (current === undefined || FINAL_STATUSES.has(current.status) || (current.instance ?? '') !== from)
+      return undefined;
+    const next = freshRun(current, to, leaseUntil);
+    if (to !== '') next.expires_at = new Date(Date.now() + this.#ttlMs).toISOString();
+    const { id: _id, ...fields } = next;
+    if (!(await this.#take(id, from, fields))) return undefined;
+    this.#written.delete(id);
+    await this.#redis.del(...RESULT_PARTS.map((part) => this.#resultKey(id, part)));
+    if (to !== '') await this.#refreshExpiry(id, Date.parse(next.expires_at!));
+    return next;
+  }
+
+  claim(id: string, from: string, to: string, leaseUntil: number): Promise<JobRecord | undefined> {
+    return this.#handOver(id, from, to, leaseUntil);
+  }
+
+  async release(id: string, instance: string): Promise<void> {
+    await this.#handOver(id, instance, '', Date.now()); // its grace runs from now
   }
 
   async #grow(id: string, total: number): Promise<void> {
@@ -280,11 +271,12 @@ export class RedisJobStore implements JobStore {
   }
 
   async appendResult(id: string, segment: Buffer, part: ResultPart): Promise<void> {
+    // Counted before the awaits: the parts of one job are appended concurrently.
     const written = (this.#written.get(id) ?? 0) + segment.length;
+    this.#written.set(id, written);
     await this.#grow(id, written);
     const key = this.#resultKey(id, part);
     await this.#redis.multi().rpush(key, segment).pexpire(key, this.#ttlMs).exec();
-    this.#written.set(id, written);
   }
 
   async settleResult(id: string): Promise<void> {
@@ -365,7 +357,7 @@ export class RedisJobStore implements JobStore {
       const [status, lease] = value as [string | null, string | null];
       if (!status) continue;
       const s = status as JobStatus;
-      const abandoned = (s === 'queued' || s === 'running') && Number(lease ?? 0) < now;
+      const abandoned = (s === 'queued' || s === 'running') && Number(lease ?? 0) + RESUME_GRACE_MS < now;
       out[abandoned ? 'failed' : s]++;
     }
     return out;

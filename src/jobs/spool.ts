@@ -1,39 +1,33 @@
 /**
  * The upload spool: a private folder (SPOOL_DIR, created 0700) where bulk and job uploads are written (files
- * 0600) while they are received and checked, before they are answered (src/api/upload.ts), and where a job's
- * upload waits until the job has read it (src/jobs/async-jobs.ts).
+ * 0600) while they are received and checked, before they are answered (src/api/upload.ts). An async job's upload
+ * then leaves the spool for the job's own files (src/jobs/job-files.ts), which outlive their process so that the
+ * job can run again after a restart: nothing in the spool is meant to outlive its process.
  *
- * Every spool file names its owner: `<kind>-<pid>-<uuid>.csv`, where kind is `upload` (a request receiving or
- * computing it) or `job` (an async job of that process, waiting or running), and pid the owning process. The
- * owner removes its file on every path (success, error, client abort, cancel, shutdown) and, for a job file,
- * touches it whenever it renews the job's lease (a heartbeat). What a crash or a leak leaves behind is swept,
- * at start-up and on a timer, by every process that shares the folder:
+ * Every spool file names its owner: `upload-<pid>-<uuid>.csv`, pid the owning process (a request receiving or
+ * computing it), which removes it on every path (success, error, client abort, shutdown). What a crash or a leak
+ * leaves behind is swept, at start-up and on a timer, by every process that shares the folder:
  *  - files of a pid that is not running;
  *  - files of this very pid that this process does not hold (at start-up: every one, since a restarted
  *    container reuses pid 1; later: one its owner lost track of);
- *  - job files whose heartbeat stopped for JOB_FILE_STALE_MS, whatever their pid says (the pid was reused, or
- *    the owner runs in another pid namespace): jobs do not survive their process, so such a file serves no one;
- *  - job files of the older unowned name `job-<uuid>.csv`, once as stale.
+ *  - job files a former version kept in the spool (`job-<pid>-<uuid>.csv`, `job-<uuid>.csv`) once untouched for
+ *    JOB_FILE_STALE_MS, whatever their pid says.
  * Upload files of another live pid are never touched, so several processes on one machine (or test workers)
  * may share one folder. Processes in different pid namespaces (containers) must not share one: each container
  * gets its own (the shipped manifests give every pod its own emptyDir, every compose container its own /tmp).
  */
 import { constants } from 'node:fs';
-import { chmod, mkdir, open, readdir, rename, rm, stat, utimes, type FileHandle } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, rm, stat, type FileHandle } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { appError, AppError } from '../errors.ts';
-
-export type SpoolKind = 'upload' | 'job';
+import { processAlive } from './instance.ts';
 
 const SPOOL_FILE = /^(upload|job)-(\d+)-[0-9a-f-]{36}\.csv$/;
 /** The name job files had before they named their owner. */
 const UNOWNED_JOB_FILE = /^job-[0-9a-f-]{36}\.csv$/;
 
-/**
- * A job file untouched this long has no live owner: its owner touches it every 10 s while it renews the job's
- * lease (LEASE_RENEW_MS in src/jobs/async-jobs.ts), and a job whose lease (60 s) ran out reads as failed anyway.
- */
+/** A former version's job file untouched this long has no live owner (it touched its files every 10 s). */
 export const JOB_FILE_STALE_MS = 2 * 60_000;
 
 /** Paths of the spool files this process holds (created or adopted, not yet removed). */
@@ -50,13 +44,9 @@ export interface SpoolFile {
   handle: FileHandle;
 }
 
-function spoolName(kind: SpoolKind): string {
-  return `${kind}-${process.pid}-${randomUUID()}.csv`;
-}
-
 /** A new, empty spool file of this process, opened for writing (mode 0600, never an existing file). */
 export async function createSpoolFile(dir: string): Promise<SpoolFile> {
-  const path = join(dir, spoolName('upload'));
+  const path = join(dir, `upload-${process.pid}-${randomUUID()}.csv`);
   held.add(path); // before it exists: a sweep running meanwhile must not take it for a leak
   try {
     const handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
@@ -67,43 +57,10 @@ export async function createSpoolFile(dir: string): Promise<SpoolFile> {
   }
 }
 
-/**
- * Hands a received upload to an async job: renames it, in the same folder, to a job file of this process
- * (`job-<pid>-<uuid>.csv`). Resolves with the new path; the caller then owns that one.
- */
-export async function adoptSpoolFile(path: string): Promise<string> {
-  const to = join(dirname(path), spoolName('job'));
-  held.add(to);
-  try {
-    await rename(path, to);
-  } catch (err) {
-    held.delete(to);
-    throw err;
-  }
-  held.delete(path);
-  return to;
-}
-
 /** Removes a spool file; a file already gone is fine. */
 export async function removeSpoolFile(path: string): Promise<void> {
   await rm(path, { force: true });
   held.delete(path);
-}
-
-/** The heartbeat of a job file: its owner is alive and still needs it. A file already gone is fine. */
-export async function touchSpoolFile(path: string): Promise<void> {
-  const now = new Date();
-  await utimes(path, now, now).catch(() => undefined);
-}
-
-function processAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'; // alive, owned by someone else
-  }
 }
 
 async function staleSince(path: string, bound: number): Promise<boolean> {

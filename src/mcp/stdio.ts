@@ -35,7 +35,8 @@ export async function mcpCommand(args: string[], io: McpCommandIo, usage: string
     transport.onclose = resolve;
     io.stdin.once('end', () => void server.close());
   });
-  transport.onerror = (err) => logger.warn({ err: { message: err.message } }, 'mcp: a message could not be read');
+  // The parser's message quotes the line it could not read (a student's request): only the error's kind is logged.
+  transport.onerror = (err) => logger.warn({ error: err.name }, 'mcp: a line of stdin is not a JSON-RPC message');
   await server.connect(transport);
   logger.info({ transport: 'stdio' }, 'mcp: serving on stdio');
   await closed;

@@ -29,6 +29,8 @@ import {
   CHUNK_ATTEMPTS,
   CHUNK_BACKOFF_MS,
   CHUNK_JOB_NAME,
+  EVENTS_MAX_LEN,
+  KEEP_COMPLETED,
   KEEP_FAILED,
   MAX_PAYLOAD_BYTES,
   QUEUE_NAME,
@@ -121,9 +123,10 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
     defaultJobOptions: {
       attempts: CHUNK_ATTEMPTS,
       backoff: { type: 'exponential', delay: CHUNK_BACKOFF_MS },
-      removeOnComplete: true,
+      removeOnComplete: KEEP_COMPLETED,
       removeOnFail: KEEP_FAILED,
     },
+    streams: { events: { maxLen: EVENTS_MAX_LEN } },
   });
   queue.on('error', (err: Error) => logger.debug({ err: err.message }, 'queue: producer queue error'));
 

@@ -23,6 +23,14 @@ export const CHUNK_BACKOFF_MS = 500;
 
 /** Failed chunk jobs stay visible in bull-board for an hour (at most 1000 of them), then Redis drops them. */
 export const KEEP_FAILED = { age: 3600, count: 1000 } as const;
+/** A completed chunk job is deleted at once (its output waits in its own key; its counts went out in its event). */
+export const KEEP_COMPLETED = true;
+/**
+ * The queue's events stream (`<prefix>:calc:events`, read by each API's QueueEvents) is trimmed to about this many
+ * entries. A chunk adds about five (added, waiting, active, completed, removed), its `completed` entry carrying the
+ * counts and result stats (~1 KB): about 2,000 chunks of history, a few MB, far more than an API's reader lags.
+ */
+export const EVENTS_MAX_LEN = 10_000;
 
 /**
  * How long a finished chunk's output (student data) waits in Redis for the API to collect it. The API reads and

@@ -38,6 +38,7 @@ const PolicyOptionSummarySchema = z.strictObject({
   value: text('The value in force, as the API spells it ("exact").'),
   value_label: text('The value in force in words ("the exact fraction").'),
   is_default: z.boolean().meta({ description: 'True when the value is the service’s default.' }),
+  default_label: text('The service’s default value in words.'),
   text: text('One sentence for the page: the value in force, and the default when the school chose another.'),
 });
 
@@ -46,7 +47,7 @@ const ProratedLimitSchema = z.strictObject({
   label: text('The limit in words.'),
   statutory: dollars('The statutory annual limit.'),
   prorated: dollars('The prorated limit (whole dollars).'),
-  arithmetic: text('"$5,500 × 8 ÷ 24 ≈ $1,833.33 → $1,833".'),
+  arithmetic: text('The limit times the fraction, with its rounding: "… × 8 ÷ 24 ≈ $1,833.33 → $1,833".'),
 });
 
 const PercentageSummarySchema = z.strictObject({
@@ -71,7 +72,7 @@ const AnnualSummarySchema = z.strictObject({
   base: dollars('The starting amount the percentage applies to, after the limits and caps.'),
   pct: percent('The percentage applied.'),
   amount: dollars('The annual amount (the result’s annual_basic_eligibility_*).'),
-  arithmetic: text('"$3,500 × 63% = $2,205" (a rounding shown as "≈ $1,312.50 → $1,313").'),
+  arithmetic: text('"$2,000 × 92% = $1,840" (a rounding shown as "= $14,827.80 → $14,828").'),
   basis: text('Where the starting amount comes from: the eligibility, the limit, the caps that lowered it.'),
   citation: text('The short legal citation.'),
 });

@@ -4,6 +4,7 @@
  * a cookie) and sent as `Authorization: Bearer …` with every /v1 call. Without one, the calls carry nothing.
  */
 import { h } from './dom.ts';
+import { inWords } from './words.ts';
 
 const KEY = 'sor-access-token';
 
@@ -22,15 +23,28 @@ export function apiFetch(url: string, init: RequestInit = {}): Promise<Response>
   return fetch(url, { ...init, headers });
 }
 
-/** Saves what `fetch`-ing `url` answers as a file named `fileName`; resolves to an error message or null. */
-export async function saveAs(url: string, init: RequestInit, fileName: string): Promise<string | null> {
-  const res = await apiFetch(url, init);
+/**
+ * Saves what `fetch`-ing `url` answers as a file named `fileName` (or named from the answer's Content-Disposition);
+ * resolves to an error message in words, or null.
+ */
+export async function saveAs(
+  url: string,
+  init: RequestInit,
+  fileName: string | ((disposition: string | null) => string),
+): Promise<string | null> {
+  let res: Response;
+  try {
+    res = await apiFetch(url, init);
+  } catch {
+    return 'The download failed: the service did not answer.';
+  }
   if (!res.ok) {
     const body = (await res.json().catch(() => ({}))) as { message?: string };
-    return body.message ?? `The download failed (${res.status}).`;
+    return body.message ? inWords(body.message) : 'The download failed. Try again in a moment.';
   }
+  const name = typeof fileName === 'string' ? fileName : fileName(res.headers.get('content-disposition'));
   const href = URL.createObjectURL(await res.blob());
-  const link = h('a', { href, download: fileName, hidden: true });
+  const link = h('a', { href, download: name, hidden: true });
   document.body.append(link);
   link.click();
   link.remove();

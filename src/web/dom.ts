@@ -33,12 +33,23 @@ export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
   return el as T;
 }
 
-const DOLLARS = new Intl.NumberFormat('en-US', { maximumFractionDigits: 6 });
+const NUMBERS = new Intl.NumberFormat('en-US', { maximumFractionDigits: 6 });
 
-/** A number as an aid officer reads it: 1323 → "1,323", -90 → "−90". */
+/** A number as an aid officer reads it: 1323 → "1,323", -90 → "−90"; a missing value is a dash. */
 export function formatNumber(value: unknown): string {
   if (typeof value !== 'number') return value === null || value === undefined ? '—' : String(value);
-  return DOLLARS.format(value).replace('-', '−');
+  return NUMBERS.format(value).replace('-', '−');
+}
+
+/** Dollars as an aid officer writes them: 1323 → "$1,323", -90 → "−$90"; a missing value is a dash. */
+export function formatDollars(value: unknown): string {
+  if (typeof value !== 'number') return formatNumber(value);
+  return `${value < 0 ? '−' : ''}$${NUMBERS.format(Math.abs(value))}`;
+}
+
+/** A change in dollars with its sign always written: +90 → "+$90", -90 → "−$90", 0 → "no change". */
+export function formatChange(value: number): string {
+  return value === 0 ? 'no change' : `${value > 0 ? '+' : '−'}$${NUMBERS.format(Math.abs(value))}`;
 }
 
 /** An id-safe form of a field path: `terms[1].credits_enrolled` → `terms-1-credits_enrolled`. */

@@ -1,39 +1,45 @@
 /**
- * The single-student form: built from the field table (fields.ts) with the OpenAPI help texts, 1–4 terms, the
- * request it makes, its state as name/value pairs (the reopen link), and the API's field errors shown beside
- * their fields (aria-invalid + aria-describedby) and in a summary at the top.
+ * The single-student form: the required choices first (none preselected), the amounts, the terms table, the other
+ * details behind "More details", and the student's name and ID for the worksheet. It makes the request (amounts
+ * typed as people type them are sent as plain numbers), its state as name/value pairs (the reopen link: never the
+ * name or ID) and shows errors beside their fields in words (field-errors.ts) and in a list at the top.
  */
-import { append, byId, h, idOf, inert } from './dom.ts';
+import { byId, h, idOf, inert } from './dom.ts';
 import { hasBidiControls, showBidiControls } from './inert.ts';
-import { MAX_TERMS, STUDENT_FIELDS, TERM_FIELDS, termPath, type FieldDef } from './fields.ts';
-import type { FieldHelp } from './openapi-help.ts';
+import { STUDENT_FIELDS, TERM_FIELDS, fieldOf, normaliseNumber, termPath, type FieldDef } from './fields.ts';
+import { fieldView, type Control } from './form-controls.ts';
+import { TermsTable } from './terms-table.ts';
+import { chooseSentence, errorSentence, type FieldError } from './field-errors.ts';
 
-type Control = HTMLInputElement | HTMLSelectElement;
 export type FormState = [name: string, value: string][];
-export interface FieldError {
-  field: string;
-  message: string;
+export type { FieldError } from './field-errors.ts';
+
+/** The student's name and ID: printed on the worksheet only, never in the link, the calculation or the browser. */
+export interface StudentIdentity {
+  name?: string;
+  id?: string;
 }
+
+const DEFS = new Map<string, FieldDef>(STUDENT_FIELDS.map((d) => [d.key, d]));
 
 export class StudentForm {
   readonly form: HTMLFormElement;
-  private readonly help: FieldHelp;
-  private readonly termsBox: HTMLElement;
-  private readonly addButton: HTMLButtonElement;
-  private termCount = 0;
+  private readonly terms: TermsTable;
+  private readonly more: HTMLDetailsElement;
 
-  constructor(form: HTMLFormElement, help: FieldHelp) {
+  constructor(form: HTMLFormElement) {
     this.form = form;
-    this.help = help;
-    const student = byId('student-fields');
-    for (const def of STUDENT_FIELDS) append(student, this.field(def, def.key));
-    this.termsBox = byId('terms');
-    this.addButton = byId<HTMLButtonElement>('add-term');
-    this.addButton.addEventListener('click', () => {
-      this.setTermCount(this.termCount + 1);
-      this.control(termPath(this.termCount - 1, 'label'))?.focus();
+    const main = byId('student-main');
+    const more = byId('student-more');
+    for (const def of STUDENT_FIELDS) (def.more ? more : main).append(fieldView(def, def.key));
+    this.more = byId<HTMLDetailsElement>('more-details');
+    const add = byId<HTMLButtonElement>('add-term');
+    this.terms = new TermsTable(byId<HTMLTableElement>('terms-table'), add, (i) => this.removeTerm(i));
+    add.addEventListener('click', () => {
+      this.terms.setCount(this.terms.count + 1);
+      this.control(termPath(this.terms.count - 1, 'label'))?.focus();
     });
-    this.setTermCount(2);
+    this.terms.setCount(2);
     this.form.addEventListener('change', () => this.updateApplicability());
     this.form.addEventListener('input', (event) => {
       if (event.target instanceof HTMLInputElement && event.target.type === 'text') this.showControls(event.target);
@@ -41,23 +47,35 @@ export class StudentForm {
     this.updateApplicability();
   }
 
+  private value(name: string): string {
+    const checked = this.form.querySelector<HTMLInputElement>(`input[type="radio"][name="${name}"]:checked`);
+    if (checked) return checked.value;
+    const control = this.control(name);
+    return control && !(control instanceof HTMLInputElement && control.type === 'radio') ? control.value : '';
+  }
+
   /**
-   * The health professions fields count only for a legacy graduate or professional student: for anyone else
-   * they are dimmed and, when they hold a value, a note says the service will ignore it (with a warning). The
-   * value is kept and sent, never cleared.
+   * What depends on other answers: the grade level is asked for an undergraduate only (and not sent otherwise);
+   * the health professions fields count only for a legacy graduate or professional student — for anyone else a
+   * note says the service will ignore a value they hold, which is kept and sent.
    */
   updateApplicability(): void {
+    const degree = this.value('degree_level');
+    const grade = this.form.querySelector<HTMLFieldSetElement>('fieldset[data-path="grade_level"]');
+    if (grade) {
+      grade.hidden = degree !== 'undergraduate';
+      grade.disabled = grade.hidden;
+    }
     const legacy = this.control('is_legacy_borrower');
-    const level = this.control('degree_level')?.value ?? '';
     const applies =
-      legacy instanceof HTMLInputElement && legacy.checked && (level === 'graduate' || level === 'professional');
+      legacy instanceof HTMLInputElement && legacy.checked && (degree === 'graduate' || degree === 'professional');
     for (const def of STUDENT_FIELDS) {
       if (!def.legacyOnly) continue;
       const wrap = this.form.querySelector<HTMLElement>(`.field[data-path="${def.key}"]`);
       const note = document.getElementById(`applies-${idOf(def.key)}`);
       if (wrap === null || note === null) continue;
       wrap.classList.toggle('not-applicable', !applies);
-      note.hidden = applies || (this.control(def.key)?.value ?? '') === '';
+      note.hidden = applies || this.value(def.key) === '';
     }
   }
 
@@ -70,81 +88,10 @@ export class StudentForm {
     note.replaceChildren(...(found ? ['Holds invisible direction controls: ', inert(input.value)] : []));
   }
 
-  /** One labelled field: label, control, help text (from the OpenAPI document) and a place for its error. */
-  private field(def: FieldDef, path: string): HTMLElement {
-    const id = `f-${idOf(path)}`;
-    const helpText = this.help.describe(path);
-    const helpId = `help-${idOf(path)}`;
-    const errorId = `err-${idOf(path)}`;
-    const control = this.control_(def, path, id);
-    if (helpText) control.setAttribute('aria-describedby', helpId);
-    const label = h('label', { for: id }, def.label, def.required ? h('span', { class: 'req' }, ' (required)') : null);
-    const hint = def.hint ? h('span', { class: 'hint' }, ` — ${def.hint}`) : null;
-    const wrap = h(
-      'div',
-      { class: `field field-${def.kind}`, 'data-path': path },
-      def.kind === 'checkbox' ? h('div', { class: 'check' }, control, label) : h('div', {}, label, hint),
-      def.kind === 'checkbox' ? null : control,
-      def.legacyOnly
-        ? h(
-            'p',
-            { class: 'applies', id: `applies-${idOf(path)}`, hidden: true },
-            'Ignored for this student: it counts only for a legacy graduate or professional student (the answer ' +
-              'will say so in a warning).',
-          )
-        : null,
-      def.kind === 'text' ? h('p', { class: 'bidi-note', id: `bidi-${idOf(path)}`, hidden: true }) : null,
-      h('p', { class: 'error', id: errorId, hidden: true }),
-      helpText ? h('p', { class: 'help', id: helpId }, helpText) : null,
-    );
-    return wrap;
-  }
-
-  private control_(def: FieldDef, path: string, id: string): Control {
-    if (def.kind === 'select') {
-      const select = h('select', { id, name: path });
-      const options = [...(def.options ?? [])];
-      if (def.enumFromApi) for (const v of this.help.values(path)) options.push([v, v]);
-      for (const [value, text] of options) select.append(h('option', { value }, text));
-      return select;
-    }
-    if (def.kind === 'checkbox') return h('input', { id, name: path, type: 'checkbox', value: 'true' });
-    return h('input', {
-      id,
-      name: path,
-      type: 'text',
-      inputmode: def.kind === 'decimal' ? 'decimal' : undefined,
-      autocomplete: 'off',
-      spellcheck: 'false',
-    });
-  }
-
-  private termFieldset(index: number): HTMLFieldSetElement {
-    const remove = h(
-      'button',
-      { type: 'button', class: 'secondary remove-term', id: `remove-term-${index + 1}` },
-      `Remove term ${index + 1}`,
-    );
-    remove.addEventListener('click', () => this.removeTerm(index));
-    const box = h('fieldset', { class: 'term', 'data-term': index }, h('legend', {}, `Term ${index + 1}`));
-    const grid = h('div', { class: 'grid' });
-    for (const def of TERM_FIELDS) append(grid, this.field(def, termPath(index, def.key)));
-    append(box, grid, remove);
-    return box;
-  }
-
-  /** Shows `count` terms (1–4), keeping what was typed in the terms that stay. */
-  setTermCount(count: number): void {
-    const next = Math.max(1, Math.min(MAX_TERMS, count));
-    while (this.termCount < next) this.termsBox.append(this.termFieldset(this.termCount++));
-    while (this.termCount > next) {
-      this.termsBox.lastElementChild?.remove();
-      this.termCount--;
-    }
-    this.addButton.disabled = this.termCount >= MAX_TERMS;
-    for (const button of this.termsBox.querySelectorAll<HTMLButtonElement>('.remove-term')) {
-      button.disabled = this.termCount <= 1;
-    }
+  /** What the form calls term `index`: its name as typed, else "Term 2". */
+  termName(index: number): string {
+    const typed = this.control(termPath(index, 'label'))?.value.trim() ?? '';
+    return typed === '' ? `Term ${index + 1}` : showBidiControls(typed);
   }
 
   private removeTerm(index: number): void {
@@ -154,49 +101,58 @@ export class StudentForm {
       if (!m || Number(m[1]) < index) return [name, value];
       return [termPath(Number(m[1]) - 1, m[2]!), value];
     });
-    this.fill(renumbered, this.termCount - 1);
+    this.fill(renumbered, this.terms.count - 1);
     this.control(termPath(Math.max(0, index - 1), 'label'))?.focus();
   }
 
+  /** The control named `name` (the first button of a choice). */
   control(name: string): Control | null {
     return this.form.querySelector<Control>(`[name="${CSS.escape(name)}"]`);
   }
 
+  /** The controls of the request: the student's name and ID (data-private) and fields not asked are left out. */
   private controls(): Control[] {
-    return [...this.form.querySelectorAll<Control>('input[name], select[name]')];
+    return [...this.form.querySelectorAll<Control>('input[name], select[name]')].filter(
+      (c) => !c.matches('[data-private], fieldset:disabled *'),
+    );
   }
 
-  /** What is filled in, as [field path, text] pairs: the reopen link's content. */
+  /** What is filled in, as [field path, text] pairs (numbers as they are sent): the reopen link's content. */
   state(): FormState {
     const pairs: FormState = [];
     for (const c of this.controls()) {
-      if (c instanceof HTMLInputElement && c.type === 'checkbox') {
-        if (c.checked) pairs.push([c.name, 'true']);
-      } else if (c.value.trim() !== '') {
-        pairs.push([c.name, c.value.trim()]);
+      if (c instanceof HTMLInputElement && (c.type === 'checkbox' || c.type === 'radio')) {
+        if (c.checked) pairs.push([c.name, c.value]);
+        continue;
       }
+      const decimal = fieldOf(c.name)?.def.kind === 'decimal';
+      const value = decimal ? normaliseNumber(c.value) : c.value.trim();
+      if (value !== '') pairs.push([c.name, value]);
     }
     return pairs;
   }
 
-  /** Replaces the form's content with `state` (unknown names are ignored). */
+  /** Replaces the form's content with `state` (unknown names are ignored); opens More details when it holds any. */
   fill(state: FormState, termCount?: number): void {
     const terms = state
       .map(([name]) => /^terms\[(\d+)\]\./.exec(name))
       .reduce((n, m) => (m ? Math.max(n, Number(m[1]) + 1) : n), 0);
-    this.setTermCount(termCount ?? Math.max(1, terms));
+    this.terms.setCount(termCount ?? Math.max(1, terms));
     const values = new Map(state);
-    for (const c of this.controls()) {
+    for (const c of this.form.querySelectorAll<Control>('input[name], select[name]')) {
+      if (c.matches('[data-private]')) continue;
       const value = values.get(c.name);
       if (c instanceof HTMLInputElement && c.type === 'checkbox') c.checked = value === 'true';
+      else if (c instanceof HTMLInputElement && c.type === 'radio') c.checked = value === c.value;
       else if (c instanceof HTMLSelectElement) c.value = value ?? c.options[0]?.value ?? '';
       else c.value = value ?? '';
       if (c instanceof HTMLInputElement && c.type === 'text') this.showControls(c);
     }
+    if (state.some(([name]) => DEFS.get(name)?.more)) this.more.open = true;
     this.updateApplicability();
   }
 
-  /** The CalculationRequest: empty fields are left out, decimals are sent as typed (exact decimal strings). */
+  /** The CalculationRequest: empty fields are left out, numbers are sent as exact decimal strings. */
   request(): Record<string, unknown> {
     const values = new Map(this.state());
     const pick = (def: FieldDef, path: string): unknown => {
@@ -212,7 +168,7 @@ export class StudentForm {
       if (value !== undefined) body[def.key] = value;
     }
     const terms: Record<string, unknown>[] = [];
-    for (let i = 0; i < this.termCount; i++) {
+    for (let i = 0; i < this.terms.count; i++) {
       const term: Record<string, unknown> = {};
       for (const def of TERM_FIELDS) {
         const value = pick(def, termPath(i, def.key));
@@ -222,6 +178,26 @@ export class StudentForm {
     }
     body['terms'] = terms;
     return body;
+  }
+
+  /** The student's name and ID as typed (trimmed; empty ones left out), for the worksheet request only. */
+  identity(): StudentIdentity {
+    const out: StudentIdentity = {};
+    const name = byId<HTMLInputElement>('student-name').value.trim();
+    const id = byId<HTMLInputElement>('student-id').value.trim();
+    if (name !== '') out.name = name;
+    if (id !== '') out.id = id;
+    return out;
+  }
+
+  /**
+   * The choices the page asks for that are still empty: the dependency status, the degree level, and the grade
+   * level once the degree level is undergraduate (before that it is not asked).
+   */
+  missingChoices(): FieldError[] {
+    const asked = STUDENT_FIELDS.filter((d) => d.kind === 'radio' && (d.required || d.choose));
+    const shown = asked.filter((d) => !this.form.querySelector(`fieldset[data-path="${d.key}"]:disabled`));
+    return shown.filter((d) => this.value(d.key) === '').map((d) => ({ field: d.key, message: '' }));
   }
 
   clearErrors(): void {
@@ -235,38 +211,58 @@ export class StudentForm {
       if (ids.length > 0) c.setAttribute('aria-describedby', ids.join(' '));
       else c.removeAttribute('aria-describedby');
     }
+    this.terms.showErrorRows();
     const summary = byId('form-errors');
     summary.hidden = true;
     summary.replaceChildren();
   }
 
-  /** Shows each field error beside its field; errors without a field of the form go to the summary only. */
-  showErrors(message: string, errors: readonly FieldError[]): void {
+  /** The sentence of an error: a choice left empty (message '') or the service's field error in words. */
+  private sentence(error: FieldError): string {
+    const def = DEFS.get(error.field);
+    if (error.message === '' && def) return chooseSentence(def);
+    const typed = (path: string) => showBidiControls(this.control(path)?.value.trim() ?? '');
+    return errorSentence(error, (i) => this.termName(i), typed);
+  }
+
+  /**
+   * Shows each error beside its field, in words, and all of them in a list at the top (each a link to its field);
+   * `message` heads the list when the service's answer was not about fields. Focus goes to the first field.
+   */
+  showErrors(errors: readonly FieldError[], message?: string): void {
     this.clearErrors();
     const items: HTMLElement[] = [];
     let first: HTMLElement | null = null;
-    for (const { field, message: text } of errors) {
-      const control = this.control(field);
-      const target = control ?? (field === 'terms' ? this.termsBox : null);
-      const errorEl = control ? document.getElementById(`err-${idOf(field)}`) : byId('err-terms');
+    for (const error of errors) {
+      const text = showBidiControls(this.sentence(error));
+      const control = this.control(error.field);
+      const errorEl = document.getElementById(
+        control ? `err-${idOf(error.field)}` : error.field === 'terms' ? 'err-terms' : '',
+      );
       if (errorEl) {
         errorEl.hidden = false;
         errorEl.classList.add('inert');
-        const shown = showBidiControls(text);
-        errorEl.textContent = errorEl.textContent ? `${errorEl.textContent} ${shown}` : shown;
+        errorEl.textContent = errorEl.textContent ? `${errorEl.textContent} ${text}` : text;
       }
       if (control) {
-        control.setAttribute('aria-invalid', 'true');
-        const ids = (control.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean);
-        control.setAttribute('aria-describedby', [`err-${idOf(field)}`, ...ids].join(' '));
+        const group = this.form.querySelectorAll<Control>(`[name="${CSS.escape(error.field)}"]`);
+        for (const c of group) {
+          c.setAttribute('aria-invalid', 'true');
+          const ids = (c.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean);
+          c.setAttribute('aria-describedby', [`err-${idOf(error.field)}`, ...ids].join(' '));
+        }
+        if (DEFS.get(error.field)?.more) this.more.open = true;
       }
-      const link = control ? h('a', { href: `#${control.id}` }, field) : h('strong', {}, field || 'request');
-      if (control) link.addEventListener('click', (e) => (e.preventDefault(), control.focus()));
-      items.push(h('li', {}, link, ': ', inert(text)));
-      first ??= target === this.termsBox ? this.addButton : control;
+      const target = control ?? (error.field === 'terms' ? byId('add-term') : null);
+      const item = target ? h('a', { href: `#${target.id}` }, inert(text)) : inert(text);
+      if (target) item.addEventListener('click', (e) => (e.preventDefault(), target.focus()));
+      items.push(h('li', {}, item));
+      first ??= target;
     }
+    this.terms.showErrorRows();
     const summary = byId('form-errors');
-    summary.replaceChildren(h('p', {}, inert(message)), h('ul', {}, ...items));
+    const heading = message ?? (errors.length === 1 ? 'One thing to correct:' : `${errors.length} things to correct:`);
+    summary.replaceChildren(h('p', {}, h('strong', {}, inert(heading))), items.length ? h('ul', {}, ...items) : '');
     summary.hidden = false;
     (first ?? summary).focus();
   }

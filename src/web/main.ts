@@ -1,9 +1,9 @@
 /**
- * The page's entry: the two tabs (one student, a bulk file), the help texts from the OpenAPI document, then
- * each tab's controller. `#bulk` opens the bulk tab; any other fragment with fields reopens a student.
+ * The page's entry: the two tabs (one student, a file of students), then each tab's controller. `#bulk` opens the
+ * file tab; any other fragment with fields reopens a student.
  */
 import { byId } from './dom.ts';
-import { loadFieldHelp } from './openapi-help.ts';
+import { RULE_SET } from './service-tables.js';
 import { startSingle } from './single.ts';
 import { startBulk } from './bulk.ts';
 import { startTokenField } from './api.ts';
@@ -33,15 +33,14 @@ function startTabs(): void {
   if (location.hash === '#bulk' && bulk) select(bulk, false);
 }
 
-async function main(): Promise<void> {
+function main(): void {
   startTabs();
   startTokenField(byId<HTMLInputElement>('access-token'));
-  const help = await loadFieldHelp();
-  if (help.ruleSet) byId('rule-set').textContent = help.ruleSet;
+  byId('rule-set').textContent = RULE_SET;
   const policy = new PolicySection(byId<HTMLDetailsElement>('policy'));
-  startSingle(help, policy);
+  startSingle(policy);
   startBulk(policy);
   document.body.dataset['ready'] = 'true';
 }
 
-void main();
+main();

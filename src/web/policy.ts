@@ -1,7 +1,9 @@
 /**
  * The "School policy" section (rules.md §10): one control per option of the service's policy table
- * (service-tables.js, written from src/domain/policy.ts at build time), the default marked "service default", the
- * option's one-line summary under it and, folded, when a school would choose another value and the source.
+ * (service-tables.js, written from src/domain/policy.ts at build time), in the office's words (policy-words.ts) with
+ * the API name as a small hint, the default marked "service default", the option's one-line summary under it and,
+ * folded, when a school would choose another value and the source. One more choice is the page's own: the option
+ * the school disburses by (equal or proportional), which the result highlights; it changes no figure and is not sent.
  *
  * The choices are remembered by the browser (localStorage) and apply to both tabs: the single-student form sends
  * the non-default options as `policy` (an option left at the service default is not sent, so a deployment's own
@@ -13,22 +15,19 @@
  */
 import { byId, fill, h } from './dom.ts';
 import { POLICY_OPTIONS, type PolicyOptionTable } from './service-tables.js';
+import { apiHint } from './form-controls.ts';
+import { choiceWords, optionTitle, valueWords } from './policy-words.ts';
+import { inWords } from './words.ts';
 
 /** Options whose value differs from the service default: option → value. */
 export type PolicyChoices = Record<string, string>;
 
 const STORAGE_KEY = 'sor-school-policy';
+const DISBURSE_KEY = 'sor-disbursement-option';
 export const POLICY_PREFIX = 'policy.';
 
-/** `grad_plus_gap` → "Grad PLUS gap"; `below_half_time_credits` → "Below half-time credits". */
-export function optionTitle(name: string): string {
-  const words = name
-    .replaceAll('_', ' ')
-    .replace(/\bgrad plus\b/, 'Grad PLUS')
-    .replace('half time', 'half-time')
-    .replace('single term', 'single-term');
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
+/** The option a school disburses by: the result highlights it (proportional only where it is offered). */
+export type Disbursement = 'equal' | 'proportional';
 
 const defaultOf = (option: PolicyOptionTable): string => option.values[0] ?? '';
 
@@ -44,11 +43,26 @@ export function cleanChoices(choices: Record<string, unknown>): PolicyChoices {
   return out;
 }
 
-/** `proration_fraction=decimal_rounded, remainder_placement=last_term`, in the table's order. */
+/** `proration_fraction=decimal_rounded, remainder_placement=last_term`, in the table's order (for comparing). */
 export function choicesText(choices: PolicyChoices): string {
   return POLICY_OPTIONS.filter((o) => choices[o.name] !== undefined)
     .map((o) => `${o.name}=${choices[o.name]}`)
     .join(', ');
+}
+
+/** The same in words: "Final-period fraction: 2 decimals, rounded (24 ÷ 36 → 0.67); …"; '' for the defaults. */
+export function choicesWords(choices: PolicyChoices): string {
+  return POLICY_OPTIONS.filter((o) => choices[o.name] !== undefined)
+    .map((o) => choiceWords(o.name, choices[o.name]!))
+    .join('; ');
+}
+
+/** A source as the page shows it: the regulation and guidance, without the service's own rules document. */
+function sourceWords(citation: string): string {
+  return citation
+    .split('; ')
+    .filter((part) => !part.startsWith('rules.md'))
+    .join('; ');
 }
 
 /** The policy pairs of a reopen link's state (`policy.proration_fraction` → value). */
@@ -68,6 +82,23 @@ function readStored(): PolicyChoices {
   }
 }
 
+function readDisbursement(): Disbursement {
+  try {
+    return localStorage.getItem(DISBURSE_KEY) === 'proportional' ? 'proportional' : 'equal';
+  } catch {
+    return 'equal';
+  }
+}
+
+function writeDisbursement(value: Disbursement): void {
+  try {
+    if (value === 'equal') localStorage.removeItem(DISBURSE_KEY);
+    else localStorage.setItem(DISBURSE_KEY, value);
+  } catch {
+    // Storage refused: the choice holds for this page only.
+  }
+}
+
 function writeStored(choices: PolicyChoices): void {
   try {
     if (Object.keys(choices).length === 0) localStorage.removeItem(STORAGE_KEY);
@@ -82,25 +113,58 @@ export class PolicySection {
   private readonly summaryState: HTMLElement;
   private readonly status: HTMLElement;
   private readonly listeners: (() => void)[] = [];
+  private readonly disburseSelect: HTMLSelectElement;
 
   constructor(box: HTMLDetailsElement) {
     this.summaryState = byId('policy-state');
     this.status = byId('policy-status');
     const list = byId('policy-options');
+    this.disburseSelect = h(
+      'select',
+      { id: 'disbursement-option', 'aria-describedby': 'disbursement-option-help' },
+      h('option', { value: 'equal' }, 'Equal amounts each term'),
+      h('option', { value: 'proportional' }, 'Proportional to credits, where offered'),
+    );
+    this.disburseSelect.value = readDisbursement();
+    list.append(this.disbursementView());
     for (const option of POLICY_OPTIONS) list.append(this.optionView(option));
     this.show(readStored());
     byId('policy-reset').addEventListener('click', () => {
       this.show({});
       writeStored({});
+      this.disburseSelect.value = 'equal';
+      writeDisbursement('equal');
       this.status.textContent = 'Every option is back at the service default.';
       this.changed();
     });
     box.addEventListener('change', (event) => {
       if (!(event.target instanceof HTMLSelectElement)) return;
-      writeStored(this.choices());
+      if (event.target === this.disburseSelect) writeDisbursement(this.disbursement());
+      else writeStored(this.choices());
       this.status.textContent = 'Saved in this browser.';
       this.changed();
     });
+  }
+
+  /** The page's own choice: which option the school disburses by (highlighted in the result; nothing is sent). */
+  private disbursementView(): HTMLElement {
+    return h(
+      'div',
+      { class: 'field policy-option', 'data-option': 'disbursement' },
+      h('label', { for: 'disbursement-option' }, 'Disbursement option your school uses'),
+      this.disburseSelect,
+      h(
+        'p',
+        { class: 'help', id: 'disbursement-option-help' },
+        'The result shows both options and highlights this one. Proportional is offered only to a student who is ' +
+          'reduced and has two or more eligible terms; otherwise equal applies.',
+      ),
+    );
+  }
+
+  /** The option the school disburses by. */
+  disbursement(): Disbursement {
+    return this.disburseSelect.value === 'proportional' ? 'proportional' : 'equal';
   }
 
   private optionView(option: PolicyOptionTable): HTMLElement {
@@ -108,27 +172,22 @@ export class PolicySection {
     const helpId = `${id}-help`;
     const select = h('select', { id, name: `${POLICY_PREFIX}${option.name}`, 'aria-describedby': helpId });
     option.values.forEach((value, i) => {
-      select.append(h('option', { value }, i === 0 ? `${value} (service default)` : value));
+      const words = valueWords(option.name, value);
+      select.append(h('option', { value }, i === 0 ? `${words} (service default)` : words));
     });
     this.selects.set(option.name, select);
     return h(
       'div',
       { class: 'field policy-option', 'data-option': option.name },
-      h(
-        'label',
-        { for: id },
-        optionTitle(option.name),
-        ' ',
-        h('span', { class: 'option-ref' }, h('code', {}, option.name), ` · rules.md ${option.section}`),
-      ),
+      h('label', { for: id }, optionTitle(option.name)),
       select,
-      h('p', { class: 'help', id: helpId }, option.summary),
+      h('p', { class: 'help', id: helpId }, option.summary, ' ', apiHint(`${POLICY_PREFIX}${option.name}`)),
       h(
         'details',
         { class: 'why' },
         h('summary', {}, 'When a school would choose another value'),
-        h('p', {}, option.choose),
-        h('p', { class: 'cite' }, 'Source: ', h('cite', {}, option.citation)),
+        h('p', {}, inWords(option.choose)),
+        h('p', { class: 'cite' }, 'Source: ', h('cite', {}, inWords(sourceWords(option.citation)))),
       ),
     );
   }
@@ -145,7 +204,7 @@ export class PolicySection {
   /** The summary line, visible with the section closed: what is in force. */
   private describe(): void {
     const choices = this.choices();
-    const text = choicesText(choices);
+    const text = choicesWords(choices);
     // An option away from the service default stands out among the others.
     for (const [name, select] of this.selects) {
       select.closest('.policy-option')?.classList.toggle('changed', choices[name] !== undefined);
@@ -183,12 +242,12 @@ export class PolicySection {
   useLinkPolicy(choices: PolicyChoices): void {
     const stored = readStored();
     this.show(choices);
-    const before = choicesText(stored);
-    const now = choicesText(choices);
+    const before = choicesWords(stored);
+    const now = choicesWords(choices);
     this.status.textContent =
       before === now
         ? ''
-        : `This link's policy is shown (${now || 'service defaults'}); this browser's saved choices ` +
+        : `This link’s policy is shown (${now || 'service defaults'}); this browser’s saved choices ` +
           `(${before || 'service defaults'}) return on a page opened without a link, unless you change an option here.`;
   }
 }

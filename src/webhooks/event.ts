@@ -12,8 +12,8 @@ import { randomBytes } from 'node:crypto';
 import type { JobRecord } from '../jobs/job-store.ts';
 import type { EventType, OutboxEvent } from './outbox.ts';
 
-/** Every event type, in the order a job can end. */
-export const EVENT_TYPES: readonly EventType[] = ['job.completed', 'job.failed', 'job.cancelled'];
+/** Every event type. */
+export const EVENT_TYPES = ['job.completed', 'job.failed', 'job.cancelled'] as const satisfies readonly EventType[];
 
 /** The job resource of a record (the API's view; injected so this room does not import the HTTP layer). */
 export type JobViewFn = (record: JobRecord) => object;

@@ -48,6 +48,8 @@ export interface OutboxEntry {
   createdAt: number;
   /** The job as submitted: the event of a job whose records are lost is made from it. */
   snapshot: JobRecord;
+  /** The webhooks instance (one per API process) that wrote the entry: see OutboxStore.alive. */
+  instance: string;
   event: OutboxEvent | null;
   /** Epoch ms when the next attempt is due (pending only). */
   nextAttemptAt: number | null;
@@ -78,10 +80,16 @@ export interface OutboxTimes {
 /** A waiting entry is kept at most this long: the sweep settles it as soon as its job ends or is lost. */
 export const WAITING_KEEP_MS = 7 * 24 * 3600 * 1000;
 
+/** A webhooks instance whose last heartbeat is older than this is gone (its process stopped or died). */
+export const INSTANCE_STALE_MS = 20_000;
+
+/** What a new entry holds. */
+export type NewEntry = Pick<OutboxEntry, 'jobId' | 'url' | 'snapshot' | 'createdAt' | 'instance'>;
+
 export interface OutboxStore {
   readonly kind: 'sqlite' | 'redis';
   /** Adds a waiting entry; false when the job has one already (a repeated submission keeps the first). */
-  add(jobId: string, url: string, snapshot: JobRecord, createdAt: number): Promise<boolean>;
+  add(entry: NewEntry): Promise<boolean>;
   get(jobId: string): Promise<OutboxEntry | undefined>;
   getMany(jobIds: readonly string[]): Promise<Map<string, OutboxEntry>>;
   /**
@@ -97,5 +105,11 @@ export interface OutboxStore {
   release(claim: Claim, dueAt: number): Promise<void>;
   /** Waiting entries after job id `after` (ids sort by creation time), oldest first, at most `limit`. */
   waiting(after: string | undefined, limit: number): Promise<OutboxEntry[]>;
+  /** Records that `instance` is alive at `now` (every few seconds while it runs). */
+  beat(instance: string, now: number): Promise<void>;
+  /** True while `instance` beat within INSTANCE_STALE_MS of `now`. */
+  alive(instance: string, now: number): Promise<boolean>;
+  /** Forgets `instance` (it stops): its entries' jobs may be judged by the others at once. */
+  forget(instance: string): Promise<void>;
   close(): Promise<void>;
 }

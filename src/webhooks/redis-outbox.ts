@@ -4,6 +4,7 @@
  *   `${prefix}:webhooks:due`       sorted set: job id → epoch ms of its next attempt (pending entries only)
  *   `${prefix}:webhooks:waiting`   sorted set (all scores 0, so ordered by id = by submission): entries whose job
  *                                  has not ended, for the sweep
+ *   `${prefix}:webhooks:instance:<id>`  string: a live webhooks instance (an API process), expiring unless renewed
  * Every change of an entry is one Lua script, so the state, the due set and the claim move together. A claim
  * checks that the entry is still due and moves it a lease ahead with a fresh token: among every API process on
  * the same Redis and prefix, exactly one makes each attempt. An entry expires like its job: JOB_TTL_SECONDS
@@ -14,22 +15,24 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { JobRecord } from '../jobs/job-store.ts';
 import {
+  INSTANCE_STALE_MS,
   WAITING_KEEP_MS,
   type Claim,
   type DeliveryAttempt,
   type EventType,
   type OutboxEntry,
+  type NewEntry,
   type OutboxEvent,
   type OutboxStore,
   type OutboxTimes,
   type Settlement,
 } from './outbox.ts';
 
-/** KEYS: entry, waiting. ARGV: id, url, created_at, snapshot, ttl ms. 1 when added, 0 when it existed. */
+/** KEYS: entry, waiting. ARGV: id, url, created_at, snapshot, ttl ms, instance. 1 when added, 0 when it existed. */
 const ADD_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'url', ARGV[2], 'state', 'waiting', 'created_at', ARGV[3], 'snapshot', ARGV[4],
-  'attempts', '[]')
+  'attempts', '[]', 'instance', ARGV[6])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 redis.call('ZADD', KEYS[2], 0, ARGV[1])
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
@@ -96,6 +99,7 @@ function entryOf(jobId: string, h: Record<string, string>, now: number): OutboxE
     state: h.state as OutboxEntry['state'],
     createdAt: num('created_at') ?? 0,
     snapshot: JSON.parse(h.snapshot) as JobRecord,
+    instance: h.instance ?? '',
     event: h.event_id
       ? { id: h.event_id, type: h.event_type as EventType, body: h.body ?? '', endedAt: num('ended_at') ?? 0 }
       : null,
@@ -131,17 +135,18 @@ export class RedisOutbox implements OutboxStore {
     return Math.max(1000, endedAt + this.#times.windowMs + this.#times.retentionMs - now);
   }
 
-  async add(jobId: string, url: string, snapshot: JobRecord, createdAt: number): Promise<boolean> {
+  async add(entry: NewEntry): Promise<boolean> {
     const added = await this.#redis.eval(
       ADD_SCRIPT,
       2,
-      this.#entryKey(jobId),
+      this.#entryKey(entry.jobId),
       this.#waitingKey(),
-      jobId,
-      url,
-      String(createdAt),
-      JSON.stringify(snapshot),
+      entry.jobId,
+      entry.url,
+      String(entry.createdAt),
+      JSON.stringify(entry.snapshot),
       String(WAITING_KEEP_MS),
+      entry.instance,
     );
     return Number(added) === 1;
   }
@@ -244,6 +249,22 @@ export class RedisOutbox implements OutboxStore {
       const entry = found.get(id);
       return entry?.state === 'waiting' ? [entry] : [];
     });
+  }
+
+  #instanceKey(instance: string): string {
+    return `${this.#prefix}:webhooks:instance:${instance}`;
+  }
+
+  async beat(instance: string): Promise<void> {
+    await this.#redis.set(this.#instanceKey(instance), '1', 'PX', INSTANCE_STALE_MS);
+  }
+
+  async alive(instance: string): Promise<boolean> {
+    return (await this.#redis.exists(this.#instanceKey(instance))) === 1;
+  }
+
+  async forget(instance: string): Promise<void> {
+    await this.#redis.del(this.#instanceKey(instance));
   }
 
   async close(): Promise<void> {

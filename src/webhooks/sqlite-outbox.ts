@@ -11,11 +11,13 @@ import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import type { JobRecord } from '../jobs/job-store.ts';
 import {
+  INSTANCE_STALE_MS,
   WAITING_KEEP_MS,
   type Claim,
   type DeliveryAttempt,
   type EventType,
   type OutboxEntry,
+  type NewEntry,
   type OutboxEvent,
   type OutboxStore,
   type OutboxTimes,
@@ -32,6 +34,7 @@ CREATE TABLE IF NOT EXISTS webhook_outbox (
   state TEXT NOT NULL,
   created_at INTEGER NOT NULL,
   snapshot TEXT NOT NULL,
+  instance TEXT NOT NULL,
   event_id TEXT,
   event_type TEXT,
   body TEXT,
@@ -43,6 +46,7 @@ CREATE TABLE IF NOT EXISTS webhook_outbox (
   expires_at INTEGER NOT NULL
 ) STRICT;
 CREATE INDEX IF NOT EXISTS webhook_outbox_due ON webhook_outbox (state, next_attempt_at);
+CREATE TABLE IF NOT EXISTS webhook_instances (id TEXT PRIMARY KEY, seen_at INTEGER NOT NULL) STRICT;
 `;
 
 type Row = Record<string, SQLInputValue>;
@@ -55,6 +59,7 @@ function entryOf(row: Row, now: number): OutboxEntry {
     state: row.state as OutboxEntry['state'],
     createdAt: Number(row.created_at),
     snapshot: JSON.parse(row.snapshot as string) as JobRecord,
+    instance: row.instance as string,
     event:
       eventId === null
         ? null
@@ -98,13 +103,20 @@ export class SqliteOutbox implements OutboxStore {
     }
   }
 
-  async add(jobId: string, url: string, snapshot: JobRecord, createdAt: number): Promise<boolean> {
+  async add(entry: NewEntry): Promise<boolean> {
     const result = this.#db
       .prepare(
-        `INSERT INTO webhook_outbox (job_id, url, state, created_at, snapshot, expires_at)
-         VALUES (?, ?, 'waiting', ?, ?, ?) ON CONFLICT (job_id) DO NOTHING`,
+        `INSERT INTO webhook_outbox (job_id, url, state, created_at, snapshot, instance, expires_at)
+         VALUES (?, ?, 'waiting', ?, ?, ?, ?) ON CONFLICT (job_id) DO NOTHING`,
       )
-      .run(jobId, url, createdAt, JSON.stringify(snapshot), createdAt + WAITING_KEEP_MS);
+      .run(
+        entry.jobId,
+        entry.url,
+        entry.createdAt,
+        JSON.stringify(entry.snapshot),
+        entry.instance,
+        entry.createdAt + WAITING_KEEP_MS,
+      );
     return Number(result.changes) === 1;
   }
 
@@ -207,6 +219,24 @@ export class SqliteOutbox implements OutboxStore {
       )
       .all(after ?? '', now, limit) as Row[];
     return rows.map((row) => entryOf(row, now));
+  }
+
+  async beat(instance: string, now: number): Promise<void> {
+    this.#db
+      .prepare(
+        `INSERT INTO webhook_instances (id, seen_at) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at`,
+      )
+      .run(instance, now);
+    this.#db.prepare('DELETE FROM webhook_instances WHERE seen_at < ?').run(now - 10 * INSTANCE_STALE_MS);
+  }
+
+  async alive(instance: string, now: number): Promise<boolean> {
+    const row = this.#db.prepare('SELECT seen_at FROM webhook_instances WHERE id = ?').get(instance) as Row | undefined;
+    return row !== undefined && Number(row.seen_at) > now - INSTANCE_STALE_MS;
+  }
+
+  async forget(instance: string): Promise<void> {
+    this.#db.prepare('DELETE FROM webhook_instances WHERE id = ?').run(instance);
   }
 
   async close(): Promise<void> {

@@ -9,10 +9,12 @@
  *   job end      `jobEnded` (the jobs service's onJobEnded) makes the event and makes the entry due now.
  *   sweep        every SWEEP_EVERY_MS (and at start) the waiting entries are read against the job store: a job
  *                that ended without its event being queued (its process died in between) gets it now, and a job
- *                whose records are lost gets a job.failed event saying so (from the entry's snapshot).
+ *                whose records are lost gets a job.failed event saying so (from the entry's snapshot), once the
+ *                process that took it is gone (#endedRecord).
  *   delivery     every POLL_EVERY_MS (and at once when a job ends here) due entries are claimed (one process per
  *                attempt) and attempted, at most MAX_IN_FLIGHT at once per process (delivery.ts).
  */
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { AppError, appError, entryEnvelope } from '../errors.ts';
 import { keyTag } from '../log-tag.ts';
@@ -25,17 +27,18 @@ import {
   systemResolver,
   type Resolver,
 } from './callback-url.ts';
-import { deliver } from './delivery.ts';
+import { attemptDelivery } from './attempt.ts';
+import { callbackViewOf, type CallbackView } from './callback-view.ts';
 import { eventTypeOf, makeEvent, type JobViewFn } from './event.ts';
-import type { Claim, DeliveryAttempt, OutboxEntry, OutboxStore, Settlement } from './outbox.ts';
-import { nextAttemptAt } from './retry-schedule.ts';
+import type { Claim, OutboxEntry, OutboxStore } from './outbox.ts';
 import type { WebhookSettings } from './settings.ts';
-import { SIGNATURE_HEADER, signatureHeader } from './signature.ts';
 
 /** Due entries are looked for this often (and at once when a job ends in this process). */
 const POLL_EVERY_MS = 1000;
 /** Waiting entries are read against the job store this often. */
-const SWEEP_EVERY_MS = 30_000;
+const SWEEP_EVERY_MS = 15_000;
+/** This instance tells the outbox it is alive this often (OutboxStore.alive; stale after INSTANCE_STALE_MS). */
+const BEAT_EVERY_MS = 5000;
 const SWEEP_BATCH = 100;
 /** Attempts one process makes at once. */
 const MAX_IN_FLIGHT = 8;
@@ -43,18 +46,6 @@ const MAX_IN_FLIGHT = 8;
 const CLOSE_WAIT_MS = 5000;
 /** Redis or the disk failing is logged at most this often. */
 const STORE_WARN_EVERY_MS = 60_000;
-
-export const USER_AGENT = 'sor-webhooks/1';
-
-/** A job's `callback` (contract D), or null for a job without one. */
-export interface CallbackView {
-  /** Where the events go, its query (which may hold a token) left out: `https://hooks.example.edu/sor?…`. */
-  url: string;
-  state: 'pending' | 'delivered' | 'failed';
-  /** When the next attempt is due; null while the job runs, while an attempt is under way, and once settled. */
-  next_attempt_at: string | null;
-  attempts: DeliveryAttempt[];
-}
 
 /** A job record with the callback the jobs service stores with it. */
 export type JobWithCallback = JobRecord & { callback_url?: string | null };
@@ -69,15 +60,6 @@ export interface WebhooksOptions {
   logger: Logger;
   /** DNS (tests give their own). */
   resolve?: Resolver;
-}
-
-function shownUrl(text: string): string {
-  try {
-    const url = new URL(text);
-    return `${url.origin}${url.pathname}${url.search === '' ? '' : '?…'}`;
-  } catch {
-    return '(not shown)';
-  }
 }
 
 function originOf(text: string): string {
@@ -98,8 +80,11 @@ export class Webhooks {
   readonly #logger: Logger;
   readonly #resolve: Resolver;
   readonly #inFlight = new Map<string, { claim: Claim; done: Promise<void> }>();
+  /** This process's webhooks: written on the entries it adds; its heartbeat tells the others it lives. */
+  readonly #instance = randomBytes(8).toString('hex');
   #pollTimer: NodeJS.Timeout | undefined;
   #sweepTimer: NodeJS.Timeout | undefined;
+  #beatTimer: NodeJS.Timeout | undefined;
   #ticking = false;
   #tickAgain = false;
   #sweeping: Promise<void> | undefined;
@@ -172,7 +157,7 @@ export class Webhooks {
    */
   async register(record: JobRecord, url: string): Promise<void> {
     try {
-      await this.store.add(record.id, url, record, Date.now());
+      await this.store.add(this.#entry(record, url, Date.now()));
     } catch (err) {
       this.#storeWarning(err, 'could not write the outbox entry of a new job; it is written when the job ends');
     }
@@ -189,6 +174,10 @@ export class Webhooks {
     }
   }
 
+  #entry(record: JobRecord, url: string, now: number) {
+    return { jobId: record.id, url, snapshot: record, createdAt: now, instance: this.#instance };
+  }
+
   /** Makes and queues the event of an ended job; true when this call queued it. */
   async #queue(record: JobRecord, url: string): Promise<boolean> {
     const type = eventTypeOf(record);
@@ -197,7 +186,7 @@ export class Webhooks {
     const event = makeEvent(record, type, this.#view, now);
     let outcome = await this.store.ready(record.id, event, now);
     if (outcome === 'missing') {
-      await this.store.add(record.id, url, record, now);
+      await this.store.add(this.#entry(record, url, now));
       outcome = await this.store.ready(record.id, event, now);
     }
     if (outcome === 'ready') {
@@ -206,7 +195,7 @@ export class Webhooks {
     return outcome === 'ready';
   }
 
-  /** The `callback` of a job. */
+  /** The `callback` of a job (callback-view.ts). */
   async callbackView(record: JobWithCallback): Promise<CallbackView | null> {
     return (await this.callbackViews([record])).get(record.id) ?? null;
   }
@@ -214,25 +203,30 @@ export class Webhooks {
   /** The `callback` of several jobs (a page of GET /v1/jobs), one read of the store. */
   async callbackViews(records: readonly JobWithCallback[]): Promise<Map<string, CallbackView | null>> {
     const entries = await this.store.getMany(records.map((r) => r.id));
-    return new Map(records.map((r) => [r.id, this.#viewOf(entries.get(r.id), r.callback_url)]));
+    return new Map(records.map((r) => [r.id, callbackViewOf(entries.get(r.id), r.callback_url)]));
   }
 
-  #viewOf(entry: OutboxEntry | undefined, url: string | null | undefined): CallbackView | null {
-    if (entry === undefined) {
-      return url ? { url: shownUrl(url), state: 'pending', next_attempt_at: null, attempts: [] } : null;
-    }
-    const state = entry.state === 'waiting' ? 'pending' : entry.state;
-    const due = entry.state === 'pending' && !entry.inFlight ? entry.nextAttemptAt : null;
-    return { url: shownUrl(entry.url), state, next_attempt_at: iso(due), attempts: entry.attempts };
-  }
-
-  /** Starts delivering and sweeping (a first sweep at once: events a crash left unqueued go out now). */
+  /**
+   * Starts delivering and sweeping (a first sweep at once: events a crash left unqueued go out now). Call it once
+   * the jobs service has taken back the jobs it resumes, so the sweep sees them as they are.
+   */
   start(): void {
+    void this.#beat();
+    this.#beatTimer = setInterval(() => void this.#beat(), BEAT_EVERY_MS);
+    this.#beatTimer.unref();
     this.#pollTimer = setInterval(() => this.kick(), POLL_EVERY_MS);
     this.#pollTimer.unref();
     this.#sweepTimer = setInterval(() => void this.sweep(), SWEEP_EVERY_MS);
     this.#sweepTimer.unref();
     void this.sweep().then(() => this.kick());
+  }
+
+  async #beat(): Promise<void> {
+    try {
+      await this.store.beat(this.#instance, Date.now());
+    } catch (err) {
+      this.#storeWarning(err, 'could not record that this process is alive');
+    }
   }
 
   /** Looks for due entries now. */
@@ -274,31 +268,9 @@ export class Webhooks {
   async #attempt(claim: Claim): Promise<void> {
     const { entry } = claim;
     const { event } = entry;
-    const started = Date.now();
-    const outcome = await deliver(
-      {
-        url: entry.url,
-        body: event.body,
-        headers: {
-          'Content-Type': 'application/json',
-          'User-Agent': USER_AGENT,
-          [SIGNATURE_HEADER]: signatureHeader(this.#settings.secret, event.body, Math.floor(started / 1000)),
-        },
-      },
-      { allow: this.#settings.allow, resolve: this.#resolve, timeoutMs: this.#settings.timeoutMs },
-    );
+    const { attempt, next } = await attemptDelivery(claim, this.#settings, this.#resolve);
     const now = Date.now();
-    const attempt: DeliveryAttempt = {
-      at: iso(started)!,
-      event: event.type,
-      status: outcome.status,
-      error: outcome.error,
-    };
-    let next: Settlement = { state: 'delivered', nextAttemptAt: null };
-    if (!outcome.ok) {
-      const at = nextAttemptAt(entry.attempts.length + 1, event.endedAt, now, this.#settings.retry);
-      next = at === null ? { state: 'failed', nextAttemptAt: null } : { state: 'pending', nextAttemptAt: at };
-    }
+    const outcome = { ok: next.state === 'delivered', status: attempt.status, error: attempt.error };
     const log = {
       job: keyTag(entry.jobId),
       event: event.type,
@@ -361,7 +333,9 @@ export class Webhooks {
   /**
    * The record of a waiting entry's job if it ended; a job whose records are gone (lost or expired) reads as
    * failed with job_lost, from the snapshot taken at submission. Undefined while the job runs, or when the job
-   * store cannot answer now.
+   * store cannot answer now. "Gone" is believed only from this instance, or once the instance that submitted the
+   * job is gone too: a job store kept in each process's memory knows only its own jobs, so another process's
+   * running job looks lost from here while that process lives.
    */
   async #endedRecord(entry: OutboxEntry): Promise<JobRecord | undefined> {
     let record: JobRecord | undefined;
@@ -371,6 +345,7 @@ export class Webhooks {
       if (!(err instanceof AppError && (err.entry === 'JOB_LOST' || err.entry === 'JOB_EXPIRED'))) return undefined;
     }
     if (record !== undefined) return eventTypeOf(record) === undefined ? undefined : record;
+    if (entry.instance !== this.#instance && (await this.store.alive(entry.instance, Date.now()))) return undefined;
     return {
       ...entry.snapshot,
       status: 'failed',
@@ -392,6 +367,7 @@ export class Webhooks {
     this.#closed = true;
     clearInterval(this.#pollTimer);
     clearInterval(this.#sweepTimer);
+    clearInterval(this.#beatTimer);
     const running = [...this.#inFlight.values()];
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
@@ -403,5 +379,6 @@ export class Webhooks {
     clearTimeout(timer);
     for (const { claim } of this.#inFlight.values()) await this.store.release(claim, Date.now()).catch(() => undefined);
     await this.#sweeping;
+    await this.store.forget(this.#instance).catch(() => undefined);
   }
 }

@@ -18,7 +18,7 @@ import { runBulk } from '../../src/bulk/pipeline.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import { loadConfig } from '../../src/config.ts';
 import { AsyncJobs } from '../../src/jobs/async-jobs.ts';
-import { MemoryJobStore } from '../../src/jobs/job-store.ts';
+import { LocalJobStore } from '../../src/jobs/local-job-store.ts';
 import { WORKED_EXAMPLES } from '../../src/api/openapi/worked-examples.ts';
 
 /** Written out here, not imported: the test must fail if the constant drifts from this revision of the rules. */
@@ -31,7 +31,7 @@ const csv =
 let base: string;
 let server: Server;
 let jobs: AsyncJobs;
-let store: MemoryJobStore;
+let store: LocalJobStore;
 const spoolDir = mkdtempSync(join(tmpdir(), 'sor-rule-set-test-'));
 
 beforeAll(async () => {
@@ -39,8 +39,9 @@ beforeAll(async () => {
   const logger = pino({ level: 'silent' });
   const runners = { small: createInlineRunner(), large: createInlineRunner() };
   const ctx: AppContext = { config, logger, runners, readiness: [] };
-  store = new MemoryJobStore(config.JOB_TTL_SECONDS);
-  jobs = new AsyncJobs({ config, logger, store, runners, runBulk });
+  const jobsDir = join(spoolDir, 'jobs');
+  store = new LocalJobStore({ dir: jobsDir, ttlSeconds: config.JOB_TTL_SECONDS, maxBytes: config.JOBS_MAX_DISK_BYTES });
+  jobs = new AsyncJobs({ config, logger, store, jobsDir, runners, runBulk });
   const listener = createRequestListener(ctx, {
     routers: [bulkRouter(ctx), jobsRouter(jobs, { maxBytes: config.BULK_MAX_BYTES, spoolDir })],
   });

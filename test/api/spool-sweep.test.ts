@@ -1,8 +1,9 @@
 /**
- * The spool's orphan sweep (src/jobs/spool.ts): every spool file names its owner (`upload-<pid>-<uuid>.csv`,
- * `job-<pid>-<uuid>.csv`); the sweep removes the files of processes that are gone, this pid's files it does not
- * hold (a previous life of the pid, or a leak), and job files whose heartbeat stopped; it keeps the files of live
- * owners (this process's, another live process's) and names that are not spool files.
+ * The spool's orphan sweep (src/jobs/spool.ts): every spool file names its owner (`upload-<pid>-<uuid>.csv`); the
+ * sweep removes the files of processes that are gone, this pid's files it does not hold (a previous life of the
+ * pid, or a leak), and the job files a former version kept in the spool once stale; it keeps the files of live
+ * owners (this process's, another live process's) and names that are not spool files. (Async jobs keep their
+ * uploads outside the spool now: src/jobs/job-files.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -11,13 +12,11 @@ import { mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import {
-  adoptSpoolFile,
   createSpoolFile,
   ensureSpoolDir,
   JOB_FILE_STALE_MS,
   removeSpoolFile,
   sweepSpool,
-  touchSpoolFile,
 } from '../../src/jobs/spool.ts';
 
 /** The pid of a process that has exited. */
@@ -87,7 +86,7 @@ describe('sweepSpool', () => {
     }
   });
 
-  it('keeps a job file while its heartbeat goes on, and removes it, whatever its pid, once the heartbeat stopped', async () => {
+  it("removes a former version's job file, whatever its pid, once untouched for JOB_FILE_STALE_MS", async () => {
     const dir = freshDir();
     try {
       await ensureSpoolDir(dir);
@@ -102,19 +101,6 @@ describe('sweepSpool', () => {
       expect(names(dir)).toEqual([fresh, oldUpload, unownedFresh].map((p) => basename(p)).sort());
       expect(names(dir)).not.toContain(basename(stale));
       expect(names(dir)).not.toContain(basename(unownedStale));
-
-      // This process's job file: held, so kept however old, and its heartbeat makes it fresh for everyone else.
-      const upload = await createSpoolFile(dir);
-      await upload.handle.close();
-      const job = await adoptSpoolFile(upload.path);
-      expect(basename(job)).toMatch(new RegExp(`^job-${process.pid}-[0-9a-f-]{36}\\.csv$`));
-      const longAgo = new Date(Date.now() - 10 * JOB_FILE_STALE_MS);
-      utimesSync(job, longAgo, longAgo);
-      expect(await sweepSpool(dir)).toBe(0);
-      await touchSpoolFile(job);
-      expect(Date.now() - statSync(job).mtimeMs).toBeLessThan(JOB_FILE_STALE_MS);
-      await removeSpoolFile(job);
-      expect(names(dir)).not.toContain(basename(job));
     } finally {
       rmSync(dirname(dir), { recursive: true, force: true });
     }
@@ -127,11 +113,13 @@ describe('sweepSpool', () => {
       const upload = await createSpoolFile(dir);
       await upload.handle.close();
       expect(await sweepSpool(dir)).toBe(0);
-      // Adopting moves the file: the upload name is no longer held, the job name is.
-      const job = await adoptSpoolFile(upload.path);
-      file(dir, basename(upload.path)); // the old name reappearing is a leak of this pid
+      // Its holder is done with it (an async job moved it to its files), then the name reappears: a leak of this pid.
+      await removeSpoolFile(upload.path);
+      file(dir, basename(upload.path));
+      const kept = await createSpoolFile(dir);
+      await kept.handle.close();
       expect(await sweepSpool(dir)).toBe(1);
-      expect(names(dir)).toEqual([basename(job)]);
+      expect(names(dir)).toEqual([basename(kept.path)]);
     } finally {
       rmSync(dirname(dir), { recursive: true, force: true });
     }

@@ -9,7 +9,7 @@ import { getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WORKED_EXAMPLES } from '../../src/api/openapi/worked-examples.ts';
 import type { WorksheetDocument } from '../../src/api/worksheet/content.ts';
-import { renderWorksheetPdf } from '../../src/api/worksheet/pdf.ts';
+import { pdfText, renderWorksheetPdf } from '../../src/api/worksheet/pdf.ts';
 import { PDF_MAX_WAITING, PDF_THREADS, closePdfPool, renderPdfOffThread } from '../../src/api/worksheet/pdf-pool.ts';
 import { breakLongRuns, cachedCharWidth } from '../../src/api/worksheet/pdf-wrap.ts';
 import { worksheetSummary } from '../../src/domain/summary.ts';
@@ -125,6 +125,16 @@ describe('breakLongRuns (the layout of an unbroken run)', () => {
     // Before: 36 s. Now about 0.25 s on an idle machine; the bound leaves room for a loaded one.
     expect(ms).toBeLessThan(5000);
     expect(await pdfLetters(bytes)).toContain(label);
+  });
+});
+
+describe('text the standard fonts cannot hold', () => {
+  it('a letter with an accent WinAnsi lacks loses the accent; Latin-1 stays; the rest is "?"; controls are inert', () => {
+    expect(pdfText('Nguyễn Thị Hạnh')).toBe('Nguyen Thi Hanh');
+    expect(pdfText('Ana Díaz, Zoë, Ørsted')).toBe('Ana Díaz, Zoë, Ørsted');
+    expect(pdfText('王小明')).toBe('???');
+    expect(pdfText('(6 + 12 + 12) ÷ 36 ≈ 83.33% → 83%')).toBe('(6 + 12 + 12) ÷ 36 ~ 83.33% -> 83%');
+    expect(pdfText('A\u202E1')).toBe('A‹U+202E›1');
   });
 });
 

@@ -4,19 +4,22 @@
  * same request once the clock is fixed, the school policy listed in all three, the security headers, bidirectional
  * controls shown inert, and the 406 / 415 / 422 / 405 answers in the documented envelope.
  */
-import { getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WORKED_EXAMPLES } from '../../src/api/openapi/worked-examples.ts';
 import { mergeCsp } from '../../src/api/worksheet/headers.ts';
-import { pdfText } from '../../src/api/worksheet/pdf.ts';
 import { CITATIONS } from '../../src/domain/citations.ts';
-import { POLICY_OPTIONS } from '../../src/domain/policy.ts';
 import { RULE_SET_ID } from '../../src/domain/rule-set.ts';
 import { appError, errorEnvelope } from '../../src/errors.ts';
 import { WorksheetSchema } from '../../src/schema/worksheet.ts';
 import { type TestServer, startTestServer } from './helpers.ts';
+import {
+  WORKSHEET_URL_PATH as URL_PATH,
+  exampleRequest,
+  pdfPages,
+  pdfTextOf,
+  postWorksheet,
+  shown,
+} from './worksheet-helpers.ts';
 
-const URL_PATH = '/v1/calculate/worksheet';
 const FIXED = new Date('2026-08-01T12:00:00Z');
 let now = FIXED;
 let server: TestServer;
@@ -28,39 +31,8 @@ afterAll(async () => {
   await server.close();
 });
 
-function request(id: string): unknown {
-  const example = WORKED_EXAMPLES.find((e) => e.id === id);
-  if (example === undefined) throw new Error(`no example ${id}`);
-  return example.request;
-}
-
-async function post(
-  body: unknown,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; headers: Headers; bytes: Buffer }> {
-  const res = await fetch(`${server.base}${URL_PATH}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
-}
-
-async function pdfTextOf(bytes: Buffer): Promise<{ text: string; info: Record<string, unknown> }> {
-  const pdf = await getDocumentProxy(new Uint8Array(bytes));
-  const parts: string[] = [];
-  for (let p = 1; p <= pdf.numPages; p++) {
-    const content = await (await pdf.getPage(p)).getTextContent();
-    for (const item of content.items) if ('str' in item) parts.push(item.str);
-  }
-  const meta = await pdf.getMetadata();
-  await pdf.destroy();
-  // Lines wrap at spaces: joined with spaces and collapsed, the text reads as written.
-  return { text: parts.join(' ').replace(/\s+/g, ' '), info: meta.info as Record<string, unknown> };
-}
-
-/** The text as a PDF of the standard fonts shows it, spaces collapsed. */
-const shown = (text: string) => pdfText(text).replace(/\s+/g, ' ');
+const request = exampleRequest;
+const post = (body: unknown, headers: Record<string, string> = {}) => postWorksheet(server.base, body, headers);
 
 describe('application/json', () => {
   it('FSA example 1: {rule_set, result, steps}; proportional 882 + 1,323 as the outputs of their steps', async () => {
@@ -117,20 +89,31 @@ describe('text/html', () => {
     expect(html).toContain(RULE_SET_ID);
     expect(html).toContain('2026-08-01 12:00:00 UTC');
     expect(html).toContain('case-file-17');
-    expect(html).toContain('<td class="num" data-field="terms[0].proportional.subsidized">882</td>');
-    expect(html).toContain('<td class="num" data-field="terms[1].proportional.subsidized">1323</td>');
-    expect(html).toContain('data-field="reduced_annual_pct">63</td>');
+    expect(html).toContain('<td class="num" data-field="terms[0].proportional.subsidized">$882</td>');
+    expect(html).toContain('<td class="num" data-field="terms[1].proportional.subsidized">$1,323</td>');
+    expect(html).toContain('<strong data-field="reduced_annual_pct">63%</strong>');
     expect(html).toContain('id="step-term[0].proportional.sub"');
     expect(html).toContain('2205 × 6 ÷ 15 = 882');
+    // Page 1, the summary: the arithmetic of rules.md and FSA example 1, then the lines to sign; the steps after it.
+    const page1 = html.slice(html.indexOf('<section class="summary"'), html.indexOf('<section class="appendix"'));
+    expect(page1).toContain('(6 + 9) ÷ 24 = 62.5% → 63%');
+    expect(page1).toContain('$3,500 × 63% = $2,205');
+    expect(page1).toContain('$2,000 × 63% = $1,260');
+    expect(page1).toContain('<div>Prepared by</div><div>Date</div><div>Reviewed by</div><div>Date</div>');
+    expect(page1).not.toContain('step-');
+    expect(html.indexOf('Appendix B. How each amount was computed')).toBeGreaterThan(html.indexOf('Prepared by'));
   });
 
   it('FSA example 4: the -90 adjustment cells, their explanation and their steps', async () => {
     const res = await post(request('FSA-4'), { accept: 'text/html' });
     const html = res.bytes.toString('utf8');
-    expect(html).toContain('data-field="terms[1].adjustment_sub">-90</td>');
-    expect(html).toContain('data-field="terms[2].adjustment_sub">-90</td>');
+    expect(html).toContain('<td class="num" data-field="terms[1].equal.subsidized">$579</td>');
+    expect(html).toContain('<td class="num" data-field="terms[0].equal.subsidized">$502</td>');
+    expect(html).toMatch(/<li>Spring: Final credits differ[^<]*-\$90 subsidized\.<\/li>/);
     expect(html).toContain('id="step-term[1].adjustment"');
     expect(html).toContain('579 − 669 = -90');
+    expect(html).toContain('<li>Spring, adjustment, subsidized: <strong>-$90</strong></li>');
+    expect(html).toContain('<li>Summer, adjustment, subsidized: <strong>-$90</strong></li>');
   });
 
   it('escapes what the request holds', async () => {
@@ -155,12 +138,12 @@ describe('application/pdf', () => {
     expect(res.headers.get('x-rule-set')).toBe(RULE_SET_ID);
     expect(res.bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     const { text, info } = await pdfTextOf(res.bytes);
-    expect(text).toContain(`Rule set ${RULE_SET_ID}`);
+    expect(text).toContain(`Rule set: ${RULE_SET_ID}`);
     expect(text).toContain('2026-08-01 12:00:00 UTC');
     expect(text).toContain('case-file-4');
-    for (const j of [1, 2]) {
-      expect(text).toContain(`(term[${j}].adjustment)`);
-      expect(text).toContain(`terms[${j}].adjustment_sub = -90`);
+    for (const term of ['Spring', 'Summer']) {
+      expect(text).toContain(`Adjustment of ${term}`);
+      expect(text).toContain(`${term}, adjustment, subsidized: -$90`);
     }
     expect(text).toContain('579 - 669 = -90');
     expect(text).toContain(shown(CITATIONS.recalculation.citation));
@@ -172,9 +155,29 @@ describe('application/pdf', () => {
   it('FSA example 1: the proportional 882 and its step', async () => {
     const res = await post(request('FSA-1'), { accept: 'application/pdf' });
     const { text } = await pdfTextOf(res.bytes);
-    expect(text).toContain('terms[0].proportional.subsidized = 882');
+    expect(text).toContain('Fall, proportional subsidized: $882');
     expect(text).toContain(shown('2205 × 6 ÷ 15 = 882'));
     expect(text).toContain(shown(CITATIONS.distribution.citation));
+  });
+
+  it('FSA example 1: page 1 is the summary: the percentage arithmetic, the amounts, the schedule, the lines to sign', async () => {
+    const res = await post(request('FSA-1'), { accept: 'application/pdf' });
+    const pages = await pdfPages(res.bytes);
+    const page1 = pages[0]!;
+    // rules.md and examples.json: 15/24 = 62.5% → 63%; $3,500 and $2,000 at 63%; 1,103 + 1,102, 882 + 1,323.
+    expect(page1).toContain(shown('(6 + 9) ÷ 24 = 62.5% → 63%'));
+    expect(page1).toContain(shown('$3,500 × 63% = $2,205'));
+    expect(page1).toContain(shown('$2,000 × 63% = $1,260'));
+    expect(page1).toContain(shown(CITATIONS.reduction.short));
+    for (const amount of ['$1,103', '$1,102', '$630', '$882', '$1,323', '$504', '$756', '$2,205', '$1,260']) {
+      expect(page1).toContain(amount);
+    }
+    expect(page1).toContain('Prepared by');
+    expect(page1).toContain('Reviewed by');
+    expect(page1).not.toContain('How each amount was computed');
+    expect(pages[1]).toContain('Appendix A');
+    // A simple two-term student: one page of summary and a short appendix.
+    expect(pages.length).toBeLessThanOrEqual(3);
   });
 
   it('the same request twice gives the same bytes once the date is fixed; another date changes them', async () => {
@@ -189,82 +192,6 @@ describe('application/pdf', () => {
       expect((await pdfTextOf(c.bytes)).info.CreationDate).toBe('D:20260902083000Z');
     } finally {
       now = FIXED;
-    }
-  });
-});
-
-describe('school policy', () => {
-  /** FSA example 1 under the school policy `policy`. */
-  const withPolicy = (policy: Record<string, string>) => ({ ...(request('FSA-1') as object), policy });
-  const CHOSEN = { remainder_placement: 'last_term', grad_plus_gap: 'before_reduction' } as const;
-  /** What the worksheet must show for each option of the table: the chosen value, else the default (first). */
-  const expected = (chosen: Record<string, string>) =>
-    POLICY_OPTIONS.map((o) => ({
-      option: o.name,
-      value: chosen[o.name] ?? o.values[0],
-      isDefault: !(o.name in chosen),
-    }));
-
-  it('the JSON worksheet gives every option of the policy table with its value in force, next to rule_set', async () => {
-    const plain = WorksheetSchema.parse(JSON.parse((await post(request('FSA-1'))).bytes.toString('utf8')));
-    expect(Object.entries(plain.policy)).toEqual(expected({}).map((e) => [e.option, e.value]));
-    const res = await post(withPolicy(CHOSEN), { accept: 'application/json' });
-    expect(res.status).toBe(200);
-    const body = JSON.parse(res.bytes.toString('utf8')) as Record<string, unknown>;
-    expect(Object.keys(body)).toEqual(['rule_set', 'policy', 'summary', 'result', 'steps']);
-    expect(Object.entries(WorksheetSchema.parse(body).policy)).toEqual(
-      expected(CHOSEN).map((e) => [e.option, e.value]),
-    );
-  });
-
-  it('shows the deployment default (SOR_POLICY) with the request overriding it option by option', async () => {
-    const deployed = await startTestServer({
-      env: { SOR_POLICY: 'proration_fraction=decimal_rounded,remainder_placement=last_term' },
-    });
-    try {
-      const res = await fetch(`${deployed.base}${URL_PATH}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'text/html' },
-        body: JSON.stringify(withPolicy({ remainder_placement: 'largest_remainder' })),
-      });
-      const html = await res.text();
-      expect(html).toContain('<td data-field="policy.proration_fraction">decimal_rounded</td>');
-      expect(html).toContain('<td data-field="policy.remainder_placement">largest_remainder</td>');
-      const json = await fetch(`${deployed.base}${URL_PATH}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(withPolicy({ remainder_placement: 'largest_remainder' })),
-      });
-      expect(Object.entries(WorksheetSchema.parse(await json.json()).policy)).toEqual(
-        expected({ proration_fraction: 'decimal_rounded' }).map((e) => [e.option, e.value]),
-      );
-    } finally {
-      await deployed.close();
-    }
-  });
-
-  it('the HTML worksheet lists every option, its value in force and whether it is the default', async () => {
-    const res = await post(withPolicy(CHOSEN), { accept: 'text/html' });
-    const html = res.bytes.toString('utf8');
-    expect(html).toContain('<h2>School policy</h2>');
-    for (const e of expected(CHOSEN)) {
-      const defaultValue = POLICY_OPTIONS.find((o) => o.name === e.option)!.values[0];
-      expect(html).toContain(
-        `<th scope="row">${e.option}</th><td data-field="policy.${e.option}">${e.value}</td>` +
-          `<td>${e.isDefault ? 'default' : `not the default (default: ${defaultValue})`}</td>`,
-      );
-    }
-    expect(html.match(/data-field="policy\./g)).toHaveLength(POLICY_OPTIONS.length);
-  });
-
-  it('the PDF worksheet lists every option, its value in force and whether it is the default', async () => {
-    const { text } = await pdfTextOf((await post(withPolicy(CHOSEN), { accept: 'application/pdf' })).bytes);
-    const letters = text.replace(/\s+/g, '');
-    expect(text).toContain('School policy');
-    for (const e of expected(CHOSEN)) {
-      const defaultValue = POLICY_OPTIONS.find((o) => o.name === e.option)!.values[0];
-      const shownDefault = e.isDefault ? 'default' : `notthedefault(default:${defaultValue})`;
-      expect(letters).toContain(`${e.option}${e.value}${shownDefault}`.replace(/\s+/g, ''));
     }
   });
 });
@@ -304,41 +231,6 @@ describe('security headers', () => {
         'frame-ancestors': "'none'",
       }),
     ).toBe("default-src 'none'; img-src data:; frame-ancestors 'none'; upgrade-insecure-requests");
-  });
-});
-
-describe('bidirectional controls in labels', () => {
-  const CONTROLS = ['\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067', '\u2068', '\u2069'];
-  const MARKS = ['\u200E', '\u200F', '\u061C'];
-  const label = `Fall\u202E6202\u202C ${[...CONTROLS, ...MARKS].join('')}`;
-  const escaped = (ch: string) => `‹U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}›`;
-  const shownLabel = label.replace(/[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g, escaped);
-  const body = () => {
-    const base = request('FSA-1') as { terms: { label: string }[] };
-    return { ...base, terms: base.terms.map((t, i) => ({ ...t, label: i === 0 ? label : t.label })) };
-  };
-
-  it('the JSON worksheet keeps them byte for byte', async () => {
-    const res = await post(body(), { accept: 'application/json' });
-    expect(res.status).toBe(200);
-    expect(res.bytes.includes(Buffer.from(JSON.stringify(label).slice(1, -1), 'utf8'))).toBe(true);
-    expect(WorksheetSchema.parse(JSON.parse(res.bytes.toString('utf8'))).result.terms[0]?.label).toBe(label);
-  });
-
-  it('the HTML worksheet shows each one as a visible, inert escape and holds none of them', async () => {
-    const res = await post(body(), { accept: 'text/html' });
-    const html = res.bytes.toString('utf8');
-    expect(html).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/);
-    expect(html).toContain(`<td>${shownLabel}</td>`);
-    expect(html).toContain('Fall‹U+202E›6202‹U+202C›');
-  });
-
-  it('the PDF worksheet shows each one as a visible escape', async () => {
-    const res = await post(body(), { accept: 'application/pdf' });
-    const { text } = await pdfTextOf(res.bytes);
-    const letters = text.replace(/\s+/g, '');
-    expect(letters).toContain(shownLabel.replace(/\s+/g, ''));
-    expect(text).not.toContain('?');
   });
 });
 
@@ -416,18 +308,5 @@ describe('OpenAPI', () => {
     expect(doc.components.schemas.WorksheetSummary?.required).toEqual(
       expect.arrayContaining(['percentage', 'annual', 'schedule', 'totals', 'adjustments', 'warnings']),
     );
-  });
-});
-
-describe('the student section', () => {
-  it('lists every student-level field of the request, the health-professions ones included (HTML and PDF)', async () => {
-    const body = request('HB-CH4-DENTISTRY-11');
-    const html = (await post(body, { accept: 'text/html' })).bytes.toString('utf8');
-    const pdf = (await pdfTextOf((await post(body, { accept: 'application/pdf' })).bytes)).text;
-    for (const field of ['health_professions_program', 'academic_year_months', 'final_period_of_program']) {
-      expect(html, field).toContain(field);
-      expect(pdf, field).toContain(field);
-    }
-    expect(html).toContain('dentistry');
   });
 });

@@ -10,13 +10,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunBulkOptions } from '../../src/bulk/pipeline.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import { AsyncJobs, MAX_CONCURRENT_JOBS } from '../../src/jobs/async-jobs.ts';
-import { MemoryJobStore } from '../../src/jobs/job-store.ts';
+import { LocalJobStore } from '../../src/jobs/local-job-store.ts';
 import { silentLogger, testConfig } from '../queue/helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sor-cancel-'));
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
-  for (const c of closers.splice(0)) await c();
+  for (const c of closers.splice(0).reverse()) await c();
 });
 
 /** A bulk run that writes a chunk and reports progress every 20 ms until it is aborted (or 200 chunks). */
@@ -40,11 +40,12 @@ function upload(name: string) {
   return { path, sha256: name, bytes: 11, students: 1 };
 }
 
-function jobsOn(store: MemoryJobStore, runs: Map<string, number>, key: string): AsyncJobs {
+function jobsOn(store: LocalJobStore, runs: Map<string, number>, key: string): AsyncJobs {
   const jobs = new AsyncJobs({
     config: testConfig({}),
     logger: silentLogger,
     store,
+    jobsDir: store.dir,
     runners: createInlineRunner(),
     runBulk: slowRun(runs, key),
   });
@@ -62,7 +63,7 @@ async function until(probe: () => Promise<boolean>, what: string): Promise<void>
 
 describe('cancelling a job', () => {
   it('aborts a running job here and never starts a waiting one', async () => {
-    const store = new MemoryJobStore(60, { dir: join(dir, 'r1') });
+    const store = new LocalJobStore({ dir: join(dir, 'r1'), ttlSeconds: 60, maxBytes: 64 * 1024 * 1024 });
     closers.push(() => store.close());
     const runs = new Map<string, number>();
     const jobs = jobsOn(store, runs, 'here');
@@ -88,7 +89,7 @@ describe('cancelling a job', () => {
   });
 
   it('stops a job running on another process at its next progress write', async () => {
-    const store = new MemoryJobStore(60, { dir: join(dir, 'r2') });
+    const store = new LocalJobStore({ dir: join(dir, 'r2'), ttlSeconds: 60, maxBytes: 64 * 1024 * 1024 });
     closers.push(() => store.close());
     const runs = new Map<string, number>();
     const owner = jobsOn(store, runs, 'owner');
@@ -109,7 +110,7 @@ describe('cancelling a job', () => {
   });
 
   it('never starts a job waiting on another process once it is cancelled', async () => {
-    const store = new MemoryJobStore(60, { dir: join(dir, 'r4') });
+    const store = new LocalJobStore({ dir: join(dir, 'r4'), ttlSeconds: 60, maxBytes: 64 * 1024 * 1024 });
     closers.push(() => store.close());
     const started: string[] = [];
     const runs = new Map<string, number>();
@@ -117,8 +118,9 @@ describe('cancelling a job', () => {
       config: testConfig({}),
       logger: silentLogger,
       store,
+      jobsDir: store.dir,
       runners: createInlineRunner(),
-      // Which uploads began computing: the job reads its spooled upload, named after the test's upload.
+      // Which jobs began computing: a job reads its upload, kept as <job id>.csv in its files.
       runBulk: (o) => {
         started.push(basename(String((o.input as ReadStream).path)));
         return slowRun(runs, 'owner')(o);
@@ -136,18 +138,19 @@ describe('cancelling a job', () => {
     for (const id of ids.slice(0, MAX_CONCURRENT_JOBS)) await owner.cancel(id); // frees the slots
     await new Promise((r) => setTimeout(r, 200));
     expect(started).toHaveLength(MAX_CONCURRENT_JOBS);
-    expect(started).not.toContain(`w${MAX_CONCURRENT_JOBS}`);
+    expect(started).not.toContain(`${waiting}.csv`);
     expect((await store.get(waiting))?.error?.code).toBe('job_cancelled');
     expect((await store.get(waiting))?.started_at).toBeNull();
   });
 
   it('removes the result of a finished job', async () => {
-    const store = new MemoryJobStore(60, { dir: join(dir, 'r3') });
+    const store = new LocalJobStore({ dir: join(dir, 'r3'), ttlSeconds: 60, maxBytes: 64 * 1024 * 1024 });
     closers.push(() => store.close());
     const jobs = new AsyncJobs({
       config: testConfig({}),
       logger: silentLogger,
       store,
+      jobsDir: store.dir,
       runners: createInlineRunner(),
       runBulk: async (o) => {
         o.output.end('done\n');
@@ -163,6 +166,6 @@ describe('cancelling a job', () => {
     await jobs.cancel(record.id);
     expect((await store.get(record.id))?.status).toBe('cancelled');
     expect((await store.get(record.id))?.error?.code).toBe('job_cancelled');
-    expect((await store.results.headroom()).usedBytes).toBe(0);
+    expect((await store.headroom()).usedBytes).toBe(0);
   });
 });

@@ -16,7 +16,7 @@ type Doc = {
   components: { securitySchemes: { bearerAuth: { description: string } } };
 };
 
-const paths = withJobsAccessPaths(jobsOpenApiPaths({ ttlSeconds: 86_400, maxBytes: 1 << 20, store: 'memory' }));
+const paths = withJobsAccessPaths(jobsOpenApiPaths({ ttlSeconds: 86_400, maxBytes: 1 << 20, store: 'local' }));
 const build = (required: boolean) =>
   buildOpenApiDocument({ paths, auth: { required, prefix: 'svc_test_' } }) as unknown as Doc;
 
@@ -49,9 +49,9 @@ describe('OpenAPI with AUTH_MODE=required', () => {
         expect(Object.keys(op.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['401', '403', '429']));
       }
     }
-    // calculate, worksheet, bulk, bulk template; jobs: submit, list, status, cancel, and the four downloads (the
-    // result as asked, the CSV, the NDJSON, the errors-only CSV)
-    expect(guarded).toBe(12);
+    // calculate, worksheet, compare, bulk, bulk template; jobs: submit, list, status, cancel, and the four downloads
+    // (the result as asked, the CSV, the NDJSON, the errors-only CSV)
+    expect(guarded).toBe(13);
   });
 
   it('says the scheme is enforced, not reserved', () => {

@@ -10,8 +10,9 @@ import { bulkRouter } from '../../src/api/bulk-route.ts';
 import type { AppContext } from '../../src/api/context.ts';
 import { createRuntime, type Runtime } from '../../src/runtime.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
-import { SAMPLE_CSV, bulkConfig, generatedCsv, parseNdjson, readText, runToString } from './helpers.ts';
-import { EXAMPLES, examplesCsv } from './examples.ts';
+import { SAMPLE_CSV, bulkConfig, generatedCsv, parseNdjson, parseOutput, readText, runToString } from './helpers.ts';
+import { EXAMPLES, examplesCsv, expectRowsMatchExample } from './examples.ts';
+import { sisSpelledExamplesCsv } from './registrar-files.ts';
 import { expectSampleCsv, expectSampleNdjson } from './sample-doors.ts';
 import { type Started, listen, stop } from '../support/listen.ts';
 
@@ -90,6 +91,17 @@ describe('POST /v1/calculate/bulk: success paths', () => {
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(res.headers.get('x-bulk-runner')).toBe('inline');
     expectSampleCsv(res.text);
+  });
+
+  it('a registrar’s file with SIS spellings (Dependent, Y, grade level 2) gets the figures of examples.json', async () => {
+    const res = await post(main.base, sisSpelledExamplesCsv());
+    expect(res.status).toBe(200);
+    const rows = parseOutput(res.text);
+    for (const ex of EXAMPLES)
+      expectRowsMatchExample(
+        rows.filter((r) => r.student_id === ex.id),
+        ex,
+      );
   });
 
   it('multipart/form-data with the field "file" gives the same bytes, CSV and NDJSON', async () => {

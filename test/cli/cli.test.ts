@@ -108,7 +108,7 @@ describe('sor bulk', () => {
     }
     const missing = await sor(['bulk', join(dir, 'missing.csv')]);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/ENOENT/);
+    expect(missing.stderr).toBe(`sor: error: cannot read ${join(dir, 'missing.csv')}: there is no such file\n`);
     expect(existsSync(join(dir, 'missing.csv'))).toBe(false);
   });
 });
@@ -151,21 +151,21 @@ describe('ProgressReporter', () => {
     w.text = () => parts.join('');
     return w;
   }
-  const progress = { bytes: 500, rows: 1200, errorRows: 3, students: 480, chunks: 2 };
+  const progress = { rows: 1200, errorRows: 3, students: 480 };
 
-  it('draws a redrawn bar with rows, students/s and ETA on a terminal', () => {
+  it('draws a redrawn bar of students finished, with students/s and ETA, on a terminal', () => {
     const out = sink(true);
-    const r = new ProgressReporter(out, 1000, 0);
+    const r = new ProgressReporter(out, 960, 0);
     r.update(progress);
     r.finish();
     const ESC = String.fromCharCode(27);
     const text = out.text().replaceAll(`\r${ESC}[K`, '<clear>');
     expect(text).toMatch(
-      /^<clear>\[#{12}-{12}\] 50% 1,200 rows, 480 students, [\d,]+ students\/s, 3 error rows, ETA \d+:\d\d<clear>$/,
+      /^<clear>\[#{12}-{12}\] 50% 480 \/ 960 students, [\d,]+ students\/s, 1,200 rows, 3 error rows, ETA \d+:\d\d<clear>$/,
     );
   });
 
-  it('writes plain lines otherwise (and no percentage when the size is unknown)', () => {
+  it('writes plain lines otherwise (and no percentage when the total is unknown)', () => {
     const out = sink(false);
     const r = new ProgressReporter(out, undefined, 0);
     r.update(progress);
@@ -173,6 +173,16 @@ describe('ProgressReporter', () => {
     r.finish();
     const lines = out.text().split('\n').filter(Boolean);
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^sor: 1,200 rows, 480 students, [\d,]+ students\/s, 3 error rows$/);
+    expect(lines[0]).toMatch(/^sor: 480 students, [\d,]+ students\/s, 1,200 rows, 3 error rows$/);
+  });
+
+  it('says 100% only when every student is done (99% for 99.9%)', () => {
+    const out = sink(false);
+    const r = new ProgressReporter(out, 5000, 0);
+    for (const students of [0, 2500, 4995, 4999, 5000]) r.update({ students });
+    const lines = out.text().split('\n').filter(Boolean);
+    expect(lines.map((l) => /^sor: (\d+)% /.exec(l)?.[1])).toEqual(['0', '50', '99', '99', '100']);
+    expect(lines[0]).toMatch(/ETA --:--$/); // no student done yet: no rate to tell
+    expect(lines[4]).toMatch(/^sor: 100% 5,000 \/ 5,000 students, .*ETA 0:00$/);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Deployment files parse and agree with each other and with the code: every k8s manifest, docker-compose.yml
  * and the Dockerfile. Checks the fields that break a rollout when wrong: images, commands, probes, env,
- * selectors matching labels, scale targets, the KEDA list name, and non-root execution.
+ * selectors matching labels, scale targets, the KEDA query's metric, and non-root execution.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { loadConfig } from '../../src/config.ts';
-import { QUEUE_NAME } from '../../src/queue/settings.ts';
+import { metrics } from '../../src/metrics.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** `npm start`'s command, e.g. ['node', '--max-semi-space-size=4', 'dist/src/server.js']. */
@@ -186,14 +186,17 @@ describe('k8s manifests', () => {
     }
   });
 
-  it('KEDA scales workers on the BullMQ wait list of the configured prefix, at the configured Redis', () => {
+  it('KEDA scales workers on the queue metric the api exports, counting the states the list scaler missed', () => {
     const so = byKind('ScaledObject')[0] as Manifest;
     const trigger = (get(so, 'spec.triggers') as Obj[])[0] as Obj;
-    const data = configMap.data as Record<string, string>;
-    expect(trigger.type).toBe('redis');
-    expect(get(trigger, 'metadata.listName')).toBe(`${data.REDIS_PREFIX}:${QUEUE_NAME}:wait`);
-    const url = new URL(data.REDIS_URL as string);
-    expect(get(trigger, 'metadata.address')).toBe(`${url.hostname}:${url.port}`);
+    expect(trigger.type).toBe('prometheus');
+    const query = get(trigger, 'metadata.query') as string;
+    // The gauge the api's /metrics serves (src/metrics.ts), one value per state across replicas.
+    const gauge = (metrics.queueDepth as unknown as { name: string }).name;
+    expect(query).toMatch(new RegExp(`^sum\\(max by \\(state\\) \\(${gauge}\\{state=~"([a-z|]+)"\\}\\)\\)$`));
+    const states = /state=~"([a-z|]+)"/.exec(query)![1]!.split('|');
+    expect(states.sort()).toEqual(['active', 'delayed', 'prioritized', 'waiting']);
+    expect(Number(get(trigger, 'metadata.threshold'))).toBeGreaterThan(0);
     expect(get(so, 'spec.minReplicaCount')).toBeGreaterThanOrEqual(1);
   });
 

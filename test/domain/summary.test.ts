@@ -161,7 +161,7 @@ describe('the arithmetic, as rules.md writes it', () => {
       },
     ]);
     expect(s.percentage.text).toContain('Winter, below half time, receives no loan');
-    expect(s.percentage.text).toContain('not applied on top');
+    expect(s.percentage.text).toContain('No less-than-full-time reduction on top');
     expect(s.annual.map((a) => a.amount)).toEqual([1815, 660]);
     expect(s.annual[1]!.basis).toContain('prorated combined limit, $2,475');
     expect(s.schedule[1]!.note).toBe('Below half time: no disbursement.');

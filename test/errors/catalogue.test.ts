@@ -199,7 +199,7 @@ describe('OpenAPI error examples', () => {
 
   it('are envelopes of catalogue entries, in the document and in the jobs paths', () => {
     const document = buildOpenApiDocument({
-      paths: jobsOpenApiPaths({ ttlSeconds: 3600, maxBytes: 1024, store: 'memory' }),
+      paths: jobsOpenApiPaths({ ttlSeconds: 3600, maxBytes: 1024, store: 'local' }),
     });
     const examples = errorExamples(document.paths);
     expect(examples.length).toBeGreaterThan(20);

@@ -10,7 +10,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { RunBulkOptions } from '../../src/bulk/pipeline.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import { AsyncJobs } from '../../src/jobs/async-jobs.ts';
-import { MemoryJobStore, type JobRecord } from '../../src/jobs/job-store.ts';
+import type { JobRecord } from '../../src/jobs/job-store.ts';
+import { LocalJobStore } from '../../src/jobs/local-job-store.ts';
 import { jobView } from '../../src/api/job-view.ts';
 import { JobSchema } from '../../src/api/openapi/jobs-paths.ts';
 import { silentLogger, testConfig } from '../queue/helpers.ts';
@@ -18,7 +19,7 @@ import { silentLogger, testConfig } from '../queue/helpers.ts';
 const dir = mkdtempSync(join(tmpdir(), 'sor-job-hooks-'));
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
-  for (const c of closers.splice(0)) await c();
+  for (const c of closers.splice(0).reverse()) await c();
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -45,12 +46,13 @@ function runBulk(how: 'complete' | 'fail' | 'hang') {
 }
 
 function service(how: 'complete' | 'fail' | 'hang') {
-  const store = new MemoryJobStore(60, { dir: join(dir, `store-${++n}`) });
+  const store = new LocalJobStore({ dir: join(dir, `store-${++n}`), ttlSeconds: 60, maxBytes: 64 * 1024 * 1024 });
   const ended: JobRecord[] = [];
   const jobs = new AsyncJobs({
     config: testConfig({}),
     logger: silentLogger,
     store,
+    jobsDir: store.dir,
     runners: createInlineRunner(),
     runBulk: runBulk(how),
     onJobEnded: (record) => {

@@ -5,9 +5,11 @@
  * assuming one, reads a resource — and its log (stderr) holds no student data: every line is one of the server's
  * own events with only its own keys, and nothing of the requests (labels, field names, figures) appears in it.
  */
+import { spawn } from 'node:child_process';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
+import { NODE_BIN, REPO_ROOT } from '../support/processes.ts';
 import { call, example, figuresOf, spawnStdio, type StdioSession } from './helpers.ts';
 
 let session: StdioSession;
@@ -149,6 +151,30 @@ describe('sor mcp (stdio), driven by the SDK’s Client', () => {
   it('stops by itself when the assistant closes its stdin', async () => {
     await session.close();
     expect(session.stderr()).toContain('"msg":"mcp: stdin closed, stopping"');
+  });
+});
+
+describe('sor mcp given a line that is not JSON-RPC', () => {
+  it('answers the next message, and logs the bad line by its kind only', async () => {
+    const child = spawn(NODE_BIN, ['src/cli/main.ts', 'mcp'], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? '' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.stdin.write(
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"label":"Zq-Secret-Term"\n',
+    );
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}\n`);
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    expect(stdout).toContain('"id":2');
+    expect(stderr).toContain('mcp: a line of stdin is not a JSON-RPC message');
+    expect(stderr).not.toContain('Zq-Secret');
   });
 });
 

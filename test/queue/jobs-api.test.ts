@@ -19,8 +19,8 @@ import type { PoolRunner } from '../../src/bulk/runners/pool.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
 import type { Config } from '../../src/config.ts';
 import { AsyncJobs } from '../../src/jobs/async-jobs.ts';
-import { MemoryJobStore } from '../../src/jobs/job-store.ts';
-import type { JobRecord, JobStore } from '../../src/jobs/job-store.ts';
+import { LocalJobStore } from '../../src/jobs/local-job-store.ts';
+import { RESUME_GRACE_MS, type JobRecord, type JobStore } from '../../src/jobs/job-store.ts';
 import { RedisJobStore } from '../../src/jobs/redis-job-store.ts';
 import { deleteKeys, findRedis, uniquePrefix } from '../support/redis.ts';
 import type { TestRedis } from '../support/redis.ts';
@@ -63,17 +63,19 @@ interface Harness {
   close(): Promise<void>;
 }
 
-async function start(storeKind: 'memory' | 'redis', env: Record<string, string> = {}, gated = false): Promise<Harness> {
+async function start(storeKind: 'local' | 'redis', env: Record<string, string> = {}, gated = false): Promise<Harness> {
   const config = testConfig({ BULK_CHUNK_STUDENTS: '100', BULK_SYNC_MAX_ROWS: '50', ...env });
+  const jobsDir = mkdtempSync(join(tmpdir(), 'sor-jobs-dir-'));
   const store: JobStore =
-    storeKind === 'memory'
-      ? new MemoryJobStore(config.JOB_TTL_SECONDS)
+    storeKind === 'local'
+      ? new LocalJobStore({ dir: jobsDir, ttlSeconds: config.JOB_TTL_SECONDS, maxBytes: config.JOBS_MAX_DISK_BYTES })
       : new RedisJobStore(redisClient, prefix, config.JOB_TTL_SECONDS);
   const g = gated ? gatedRunner(pool) : undefined;
   const jobs = new AsyncJobs({
     config,
     logger: silentLogger,
     store,
+    jobsDir,
     runners: { small: g?.runner ?? createInlineRunner(), large: g?.runner ?? pool },
     runBulk,
   });
@@ -120,7 +122,7 @@ afterAll(async () => {
   rmSync(spoolDir, { recursive: true, force: true });
 });
 
-describe.each(['memory', 'redis'] as const)('async jobs with the %s store', (storeKind) => {
+describe.each(['local', 'redis'] as const)('async jobs with the %s store', (storeKind) => {
   it('runs a submitted file to completion; the result equals the synchronous pipeline output (CSV and NDJSON)', async () => {
     const h = await start(storeKind);
     try {
@@ -238,18 +240,18 @@ describe.each(['memory', 'redis'] as const)('async jobs with the %s store', (sto
 describe('async job HTTP edges', () => {
   it('the /v1/jobs paths make a valid OpenAPI 3.1 document together with the core API', async () => {
     const doc = buildOpenApiDocument({
-      paths: jobsOpenApiPaths({ ttlSeconds: 86_400, maxBytes: 1024, store: 'memory' }),
+      paths: jobsOpenApiPaths({ ttlSeconds: 86_400, maxBytes: 1024, store: 'local' }),
     });
     const result = await new Validator().validate(
       JSON.parse(JSON.stringify(doc)) as Parameters<Validator['validate']>[0],
     );
     expect(result.errors).toBeUndefined();
     expect(result.valid).toBe(true);
-    expect(JSON.stringify(doc.paths?.['/v1/jobs'])).toContain('LOST when the service restarts');
+    expect(JSON.stringify(doc.paths?.['/v1/jobs'])).toContain('survive a restart of the API');
   });
 
   it('accepts multipart/form-data, refuses other media types (415), unknown Accept (406) and unknown ids (404)', async () => {
-    const h = await start('memory');
+    const h = await start('local');
     try {
       const form = new FormData();
       form.append('file', new Blob([csv], { type: 'text/csv' }), 'students.csv');
@@ -276,7 +278,7 @@ describe('async job HTTP edges', () => {
     }
   });
 
-  it('reads a job whose owning process died (lease expired) as failed, not running forever', async () => {
+  it('reads a job no process resumed within the grace after its lease ran out as failed, not running forever', async () => {
     const store = new RedisJobStore(redisClient, prefix, 60);
     const record: JobRecord = {
       id: '11111111-1111-4111-8111-111111111111',
@@ -291,7 +293,7 @@ describe('async job HTTP edges', () => {
       error_rows: 0,
       error: null,
       fingerprint: 'x',
-      lease_until: Date.now() - 1,
+      lease_until: Date.now() - RESUME_GRACE_MS - 1,
     };
     await store.create(record);
     const seen = await store.get(record.id);

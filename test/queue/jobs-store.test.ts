@@ -1,14 +1,16 @@
 /**
- * The async job stores at rest, through the real stores (results on disk without Redis, in a real Redis with a
- * per-run prefix) and the real HTTP routes: results compressed and private, swept at TTL, nothing left of a
+ * The async job stores at rest, through the real stores (SQLite and files in JOBS_DIR without Redis, a real Redis
+ * with a per-run prefix) and the real HTTP routes: results compressed and private, swept at TTL, nothing left of a
  * failed job, quotas that refuse up front (503 job_store_full), a job always marked failed when its result
- * cannot be stored, and 410 job_lost when a job's records vanish.
+ * cannot be stored, a finished job still downloadable after a restart, and 410 job_lost only when a job's records
+ * are really gone.
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { LocalJobStore } from '../../src/jobs/local-job-store.ts';
 import { readFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +25,6 @@ import { JOB_ID_PATTERN, jobIdCreatedAt, newJobId } from '../../src/jobs/job-id.
 import { jobsStoreReadiness } from '../../src/jobs/store-readiness.ts';
 import { UploadDigest } from '../../src/jobs/upload-digest.ts';
 import { AsyncJobs } from '../../src/jobs/async-jobs.ts';
-import { MemoryJobStore } from '../../src/jobs/job-store.ts';
 import type { JobRecord, JobStore } from '../../src/jobs/job-store.ts';
 import { RedisJobStore } from '../../src/jobs/redis-job-store.ts';
 import { deleteKeys, findRedis, uniquePrefix } from '../support/redis.ts';
@@ -70,6 +71,7 @@ async function serve(store: JobStore, config: Config, runner?: ChunkRunner): Pro
     config,
     logger: silentLogger,
     store,
+    jobsDir: store instanceof LocalJobStore ? store.dir : mkdtempSync(join(root, 'jobs-')),
     runners: { small: runner ?? createInlineRunner(), large: runner ?? pool },
     runBulk,
   });
@@ -171,20 +173,20 @@ describe('upload digest (one read for the hash, the size and the student count)'
 describe('job store settings and lifetimes', () => {
   it('has documented defaults and refuses a quota below 1 MiB', () => {
     const c = loadConfig({});
-    expect(c.JOBS_DIR).toBeUndefined();
+    expect(c.JOBS_DIR).toBe(join(tmpdir(), 'sor-jobs'));
     expect(c.JOBS_MAX_DISK_BYTES).toBe(2048 * MiB);
     expect(c.JOBS_MAX_REDIS_BYTES).toBe(256 * MiB);
     expect(() => loadConfig({ JOBS_MAX_DISK_BYTES: '1000' })).toThrow(ConfigError);
     expect(() => loadConfig({ JOBS_MAX_REDIS_BYTES: 'lots' })).toThrow(/JOBS_MAX_REDIS_BYTES/);
   });
 
-  it.each(['memory', 'redis'] as const)(
+  it.each(['local', 'redis'] as const)(
     'the %s store keeps an unfinished job past its TTL while its owner renews the lease',
     async (kind) => {
       const p = `${prefix}-lease`;
       const store: JobStore =
-        kind === 'memory'
-          ? new MemoryJobStore(1, { dir: join(root, 'lease') })
+        kind === 'local'
+          ? new LocalJobStore({ dir: join(root, 'lease'), ttlSeconds: 1, maxBytes: 64 * MiB })
           : new RedisJobStore(redisClient, p, 1, 64 * MiB);
       const now = Date.now();
       const record: JobRecord = {
@@ -201,13 +203,20 @@ describe('job store settings and lifetimes', () => {
         error: null,
         fingerprint: 'f',
         lease_until: now + 60_000,
+        expires_at: new Date(now + 1000).toISOString(),
+        instance: 'host:1:owner',
       };
       try {
         await store.create(record, undefined, 1024);
         for (let i = 0; i < 4; i++) {
           await new Promise((r) => setTimeout(r, 400));
-          await store.update(record.id, { lease_until: Date.now() + 60_000 });
+          const at = Date.now();
+          expect(await store.renew(record.id, 'host:1:owner', at + 60_000, new Date(at + 1000).toISOString())).toBe(
+            true,
+          );
         }
+        // Another instance cannot renew it.
+        expect(await store.renew(record.id, 'host:2:other', Date.now() + 60_000, record.expires_at!)).toBe(false);
         expect(Date.now() - now).toBeGreaterThan(1000);
         expect((await store.get(record.id))?.status).toBe('running');
         await store.update(record.id, { status: 'completed', finished_at: new Date().toISOString() });
@@ -221,18 +230,19 @@ describe('job store settings and lifetimes', () => {
   );
 });
 
-describe('results on disk (no Redis)', () => {
-  it('are gzip files, 0600 in a 0700 folder, downloaded decompressed, and swept at TTL', async () => {
+describe('the local store (no Redis)', () => {
+  it('keeps results as gzip files, 0600 in 0700 folders beside a 0600 database, downloaded decompressed, swept at TTL', async () => {
     const dir = join(root, 'disk-ttl');
     const cfg = config({ JOB_TTL_SECONDS: '3' });
-    const h = await serve(new MemoryJobStore(cfg.JOB_TTL_SECONDS, { dir, maxBytes: 64 * MiB }), cfg);
+    const h = await serve(new LocalJobStore({ dir, ttlSeconds: 3, maxBytes: 64 * MiB }), cfg);
     try {
       const { id } = (await (await submit(h, csv)).json()) as { id: string };
       expect((await waitDone(h, id)).status).toBe('completed');
-      expect(statSync(dir).mode & 0o777).toBe(0o700);
-      const [instance] = readdirSync(dir).filter((n) => n.startsWith('i-'));
-      const folder = join(dir, instance as string);
-      expect(statSync(folder).mode & 0o777).toBe(0o700);
+      for (const folder of [dir, join(dir, 'results'), join(dir, 'uploads')]) {
+        expect(statSync(folder).mode & 0o777, folder).toBe(0o700);
+      }
+      expect(statSync(join(dir, 'jobs.db')).mode & 0o777).toBe(0o600);
+      const folder = join(dir, 'results');
       const file = join(folder, `${id}.result.gz`);
       expect(statSync(file).mode & 0o777).toBe(0o600);
       const bytes = await readFile(file);
@@ -241,10 +251,12 @@ describe('results on disk (no Redis)', () => {
       expect(bytes.length).toBeLessThan(Buffer.byteLength(want) / 4);
       expect(gunzipSync(bytes).toString('utf8')).toBe(want);
       expect(await (await fetch(`${h.base}/v1/jobs/${id}/result`)).text()).toBe(want);
-      // TTL: the record and the file go (the sweep runs every min(60 s, TTL)).
+      // The job ended: its upload is gone.
+      expect(readdirSync(join(dir, 'uploads'))).toEqual([]);
+      // TTL: the record and the files go (the sweep runs every min(60 s, TTL)).
       await waitFor(
-        async () => (readdirSync(folder).includes(`${id}.result.gz`) ? undefined : true),
-        'the result file to be swept',
+        async () => (readdirSync(folder).some((n) => n.startsWith(id)) ? undefined : true),
+        'the result files to be swept',
         10_000,
       );
       const gone = await fetch(`${h.base}/v1/jobs/${id}`);
@@ -255,22 +267,20 @@ describe('results on disk (no Redis)', () => {
     }
   });
 
-  it('sweeps, at start-up, the folder of a process that died, and keeps a live one', async () => {
+  it('deletes a result file without a job once it is a minute old, and keeps a younger one', async () => {
     const dir = join(root, 'disk-orphans');
-    const dead = join(dir, 'i-999999-dead');
-    const live = join(dir, 'i-999998-live');
-    for (const f of [dead, live]) {
-      mkdirSync(f, { recursive: true });
-      writeFileSync(join(f, '.alive'), '');
-      writeFileSync(join(f, `${newJobId()}.gz`), 'x');
-    }
-    const old = new Date(Date.now() - 10 * 60_000);
-    utimesSync(join(dead, '.alive'), old, old);
-    const store = new MemoryJobStore(60, { dir, maxBytes: 64 * MiB });
+    const results = join(dir, 'results');
+    mkdirSync(results, { recursive: true });
+    const old = join(results, `${newJobId()}.result.gz`);
+    const young = join(results, `${newJobId()}.errors.gz`);
+    writeFileSync(old, 'x');
+    writeFileSync(young, 'x');
+    const longAgo = new Date(Date.now() - 10 * 60_000);
+    utimesSync(old, longAgo, longAgo);
+    const store = new LocalJobStore({ dir, ttlSeconds: 60, maxBytes: 64 * MiB });
     try {
-      await store.results.sweep();
-      expect(readdirSync(dir)).not.toContain('i-999999-dead');
-      expect(readdirSync(dir)).toContain('i-999998-live');
+      await store.sweep();
+      expect(readdirSync(results)).toEqual([basename(young)]);
     } finally {
       await store.close();
     }
@@ -279,7 +289,7 @@ describe('results on disk (no Redis)', () => {
   it('refuses a job whose result cannot fit up front (503 job_store_full) and /readyz shows the headroom', async () => {
     const dir = join(root, 'disk-quota');
     const cfg = config();
-    const store = new MemoryJobStore(60, { dir, maxBytes: 1 * MiB });
+    const store = new LocalJobStore({ dir, ttlSeconds: 60, maxBytes: 1 * MiB });
     const h = await serve(store, cfg);
     try {
       const big = makeCsv(14_000, 3); // ~1.3 MB: reserves more than the 1 MiB quota
@@ -289,7 +299,7 @@ describe('results on disk (no Redis)', () => {
       const body = (await res.json()) as { code: string; message: string };
       expect(body.code).toBe('job_store_full');
       expect(body.message).toMatch(/JOBS_MAX_DISK_BYTES/);
-      // A small one still fits, and the spooled upload of the refused one was deleted.
+      // A small one still fits, and the upload of the refused one was deleted (spool and job files alike).
       const ok = await submit(h, csv);
       expect(ok.status).toBe(202);
       const { id } = (await ok.json()) as { id: string };
@@ -298,15 +308,16 @@ describe('results on disk (no Redis)', () => {
       expect(check.ok).toBe(true);
       expect(check.detail).toMatch(/MiB free of 1\.0 MiB for job results/);
       expect(readdirSync(spoolDir)).toEqual([]);
+      expect(readdirSync(join(dir, 'uploads'))).toEqual([]);
     } finally {
       await h.close();
     }
   });
 
-  it('after an API restart (a new in-process store) a job the clients still hold answers 410 job_lost', async () => {
-    const dir = join(root, 'disk-lost');
+  it('after an API restart (a new store on the same folder) a finished job still downloads; 410 job_lost only when its records are gone', async () => {
+    const dir = join(root, 'disk-restart');
     const cfg = config();
-    const first = await serve(new MemoryJobStore(3600, { dir }), cfg);
+    const first = await serve(new LocalJobStore({ dir, ttlSeconds: 3600, maxBytes: 64 * MiB }), cfg);
     let id: string;
     try {
       id = ((await (await submit(first, csv)).json()) as { id: string }).id;
@@ -314,21 +325,30 @@ describe('results on disk (no Redis)', () => {
     } finally {
       await first.close();
     }
-    const second = await serve(new MemoryJobStore(3600, { dir }), cfg);
+    const second = await serve(new LocalJobStore({ dir, ttlSeconds: 3600, maxBytes: 64 * MiB }), cfg);
+    try {
+      expect(((await (await fetch(`${second.base}/v1/jobs/${id}`)).json()) as { status: string }).status).toBe(
+        'completed',
+      );
+      expect(await (await fetch(`${second.base}/v1/jobs/${id}/result`)).text()).toBe(await expected('csv', csv, cfg));
+    } finally {
+      await second.close();
+    }
+    // The database gone (a JOBS_DIR on a disk that was replaced): the job's records are really lost.
+    for (const name of readdirSync(dir)) if (name.startsWith('jobs.db')) rmSync(join(dir, name));
+    const third = await serve(new LocalJobStore({ dir, ttlSeconds: 3600, maxBytes: 64 * MiB }), cfg);
     try {
       for (const path of [`/v1/jobs/${id}`, `/v1/jobs/${id}/result`]) {
-        const res = await fetch(`${second.base}${path}`);
+        const res = await fetch(`${third.base}${path}`);
         expect(res.status).toBe(410);
         const body = (await res.json()) as { code: string; message: string };
         expect(body.code).toBe('job_lost');
         expect(body.message).toMatch(/Submit the file again/);
       }
       // An id this service never issued stays a plain 404.
-      expect((await fetch(`${second.base}/v1/jobs/${newJobId().replace(/.$/, 'x')}`)).status).toBe(404);
-      // Nothing of the first process's jobs stays on disk.
-      expect(readdirSync(dir).filter((n) => n.startsWith('i-'))).toHaveLength(1);
+      expect((await fetch(`${third.base}/v1/jobs/${newJobId().replace(/.$/, 'x')}`)).status).toBe(404);
     } finally {
-      await second.close();
+      await third.close();
     }
   });
 });
@@ -348,10 +368,16 @@ describe('results in Redis', () => {
       expect([stored[0], stored[1]]).toEqual([0x1f, 0x8b]);
       const want = await expected('ndjson', csv, cfg);
       expect(gunzipSync(stored).toString('utf8')).toBe(want);
-      expect(Number(await redisClient.hget(`${p}:job-bytes`, id))).toBe(stored.length);
+      // The ledger counts every part the job keeps: the result, the other format, the errors-only CSV.
+      let all = 0;
+      for (const key of [`${p}:job:${id}:result`, `${p}:job:${id}:result:alternate`, `${p}:job:${id}:result:errors`]) {
+        all += Buffer.concat(await redisClient.lrangeBuffer(key, 0, -1)).length;
+      }
+      expect(all).toBeGreaterThan(stored.length);
+      expect(Number(await redisClient.hget(`${p}:job-bytes`, id))).toBe(all);
       expect(await (await fetch(`${h.base}/v1/jobs/${id}/result`)).text()).toBe(want);
       const head = await h.jobs.headroom();
-      expect(head.usedBytes).toBe(stored.length);
+      expect(head.usedBytes).toBe(all);
     } finally {
       await h.close();
       await deleteKeys(redis.url, p);
@@ -394,7 +420,7 @@ describe('results in Redis', () => {
     }
   });
 
-  it('a job stopped mid-run ends failed with no partial result and no reservation left', async () => {
+  it('a job stopped mid-run by a shutdown is handed back: queued, no partial result, its reservation kept', async () => {
     const p = keyPrefix('partial');
     // Results reach the store in ~1 MiB compressed segments: let about 30,000 students through before holding.
     const cfg = config({ BULK_CHUNK_STUDENTS: '1000' });
@@ -405,13 +431,16 @@ describe('results in Redis', () => {
     const { id } = (await (await submit(h, big)).json()) as { id: string };
     await waitFor(async () => ((await redisClient.llen(`${p}:job:${id}:result`)) > 0 ? true : undefined), 'a part');
     expect(await redisClient.hexists(`${p}:job-bytes`, id)).toBe(1);
-    await h.jobs.close(0); // the service shuts down: the running job is aborted
+    await h.jobs.close(0); // the service shuts down: the running job is stopped and handed back
     try {
       const job = await store.get(id);
-      expect(job?.status).toBe('failed');
-      expect(job?.error?.message).toMatch(/Submit the file again/);
+      expect(job?.status).toBe('queued');
+      expect(job?.instance).toBe('');
+      expect(job?.students_done).toBe(0);
       expect(await redisClient.exists(`${p}:job:${id}:result`)).toBe(0);
-      expect(await redisClient.hexists(`${p}:job-bytes`, id)).toBe(0);
+      expect(await redisClient.hexists(`${p}:job-bytes`, id)).toBe(1);
+      // Its upload waits in the job's files for the next process.
+      expect(readdirSync(h.jobs.files.dir)).toContain(`${id}.csv`);
     } finally {
       await h.close();
       await deleteKeys(redis.url, p);
@@ -436,6 +465,9 @@ describe('results in Redis', () => {
       headroom: real.headroom.bind(real),
       counts: real.counts.bind(real),
       close: real.close.bind(real),
+      renew: real.renew.bind(real),
+      claim: real.claim.bind(real),
+      release: real.release.bind(real),
       appendResult: async () => {
         throw oom();
       },
@@ -496,13 +528,18 @@ describe('results in Redis', () => {
 });
 
 describe('the whole service', () => {
-  it.each(['memory', 'redis'] as const)(
+  it.each(['local', 'redis'] as const)(
     'with the %s store, /readyz has a jobs-store check and jobs run to completion',
     async (kind) => {
       const p = `${prefix}-svc`;
       const env: Record<string, string> =
         kind === 'redis'
-          ? { REDIS_URL: redis.url, REDIS_PREFIX: p, JOBS_MAX_REDIS_BYTES: String(8 * MiB) }
+          ? {
+              REDIS_URL: redis.url,
+              REDIS_PREFIX: p,
+              JOBS_MAX_REDIS_BYTES: String(8 * MiB),
+              JOBS_DIR: join(root, 'svc-r'),
+            }
           : { JOBS_DIR: join(root, 'svc'), JOBS_MAX_DISK_BYTES: String(8 * MiB) };
       const svc = await startService(testConfig({ BULK_THREADS: '1', ...env }));
       try {

@@ -55,20 +55,26 @@ describe('sor bulk --server', () => {
     expect(remote.stderr()).toMatch(/1,500 students in .* error rows/);
   });
 
-  it('exits 1 with the error when the service refuses the file (a bad header: 400 at submission), leaving no output file', async () => {
+  it('exits 4 with the service’s sentence when it refuses the file (a bad header: 400 at submission), leaving no output file', async () => {
     const bad = join(dir, 'bad.csv');
     writeFileSync(bad, 'student_id,term_label\nS1,Fall\n');
     const out = join(dir, 'bad-out.csv');
     const r = io();
-    expect(await main(['bulk', bad, '-o', out, '--server', base], r.io)).toBe(1);
-    expect(r.stderr()).toMatch(/the server refused the file: 400 validation_error: The CSV header is invalid/);
+    expect(await main(['bulk', bad, '-o', out, '--server', base], r.io)).toBe(4);
+    expect(r.stderr()).toMatch(
+      /sor: error: the service refused to take the file \(validation_error\): The CSV header is invalid/,
+    );
     expect(existsSync(out)).toBe(false);
   });
 
-  it('exits 1 with a clear message when the server cannot be reached', async () => {
+  it('exits 3 with one sentence when the server cannot be reached', async () => {
     const r = io();
     const url = `http://127.0.0.1:${await freePort()}`;
-    expect(await main(['bulk', input, '-o', join(dir, 'x.csv'), '--server', url], r.io)).toBe(1);
-    expect(r.stderr()).toMatch(new RegExp(`cannot reach ${url}`));
+    expect(await main(['bulk', input, '-o', join(dir, 'x.csv'), '--server', url], r.io)).toBe(3);
+    expect(r.stderr()).toMatch(
+      new RegExp(
+        `the service at ${url} did not answer \\(connection refused\\); check --server and that the service is running`,
+      ),
+    );
   });
 });

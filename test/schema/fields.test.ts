@@ -8,7 +8,7 @@ import { REQUEST_FIELDS, STUDENT_FIELDS, TERM_FIELDS } from '../../src/schema/fi
 import { CalculationRequestSchema, TermSchema, parseCalculationRequest } from '../../src/schema/request.ts';
 import { buildOpenApiDocument } from '../../src/api/openapi/document.ts';
 import { INPUT_COLUMNS, REQUIRED_COLUMNS, STUDENT_COLUMNS, TERM_COLUMNS } from '../../src/bulk/csv-layout.ts';
-import { TERM_INPUT_COLUMNS, studentRows } from '../../src/api/worksheet/content.ts';
+import { TERM_INPUT_HEADERS, inputRows } from '../../src/api/worksheet/appendix.ts';
 import { serviceTablesModule } from '../../scripts/build-web.ts';
 import { WORKED_EXAMPLES } from '../../src/api/openapi/worked-examples.ts';
 
@@ -61,12 +61,14 @@ describe('the request-field table', () => {
     ]);
   });
 
-  it('is the worksheet: its term columns and its student rows (all but the terms and the policy)', () => {
-    expect(TERM_INPUT_COLUMNS).toEqual(termNames);
+  it('is the worksheet: its term columns and its student rows (all but the terms and the policy), by page label', () => {
+    expect(TERM_INPUT_HEADERS).toEqual(TERM_FIELDS.map((f) => f.page.label));
     const parsed = parseCalculationRequest(WORKED_EXAMPLES[0]!.request);
     if (!parsed.ok) throw new Error('the worked example must be valid');
-    expect(studentRows(parsed.value).map(([field]) => field)).toEqual(
-      studentNames.filter((n) => n !== 'terms' && n !== 'policy'),
+    expect(inputRows(parsed.value).map(([label]) => label)).toEqual(
+      STUDENT_FIELDS.filter((f) => f.name !== 'terms' && f.name !== 'policy').map(
+        (f) => (f as { page?: { label: string } }).page?.label,
+      ),
     );
   });
 

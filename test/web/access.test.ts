@@ -40,10 +40,13 @@ describe('the page with access control', () => {
       await page.getByRole('button', { name: 'Calculate', exact: true }).click();
       const refused = await fetch(`${server.base}/v1/calculate`, { method: 'POST' });
       expect(refused.status).toBe(401);
-      const { message } = (await refused.json()) as { message: string };
+      expect(((await refused.json()) as { code: string }).code).toBe('unauthenticated');
+      // Said in words: where to put the token.
       await page.locator('#form-errors:not([hidden])').waitFor();
-      expect(await page.locator('#form-errors').textContent()).toContain(message);
-      await screenshot(page, '30-access-refused');
+      expect(await page.locator('#form-errors').textContent()).toContain(
+        'This service needs an access token: open “Access token” at the top of the page and paste yours.',
+      );
+      await screenshot(page, '32-access-refused');
 
       await page.getByText('Access token (only when this service requires one)').click();
       await page.getByLabel('Access token', { exact: true }).fill(token);
@@ -51,8 +54,8 @@ describe('the page with access control', () => {
       await page.getByRole('button', { name: 'Calculate', exact: true }).click();
       const cell = page.locator('#result [data-field="terms[1].proportional.subsidized"]');
       await cell.waitFor();
-      expect(await cell.textContent()).toBe('1,323');
-      await page.locator('#worksheet .step').first().waitFor();
+      expect(await cell.textContent()).toBe('$1,323');
+      await page.locator('#worksheet-steps').waitFor();
       const link = (await page.getByRole('link', { name: 'Link to this student' }).getAttribute('href')) ?? '';
       expect(link).not.toContain(token);
       expect(page.url()).not.toContain(token);
@@ -63,10 +66,10 @@ describe('the page with access control', () => {
       await page.locator('#bulk-summary-heading').waitFor({ timeout: 60_000 });
       const [file] = await Promise.all([
         page.waitForEvent('download'),
-        page.getByRole('button', { name: 'Download CSV' }).click(),
+        page.getByRole('button', { name: 'Download the results (.csv)' }).click(),
       ]);
       expect(readFileSync((await file.path())!).equals(EXPECTED_CSV)).toBe(true);
-      await screenshot(page, '31-access-bulk');
+      await screenshot(page, '33-access-bulk');
     } finally {
       await context.close();
     }

@@ -1,7 +1,8 @@
 /**
  * What a person does with the single-student form, for the browser tests: fill it from a CalculationRequest
- * (field by field, through the inputs named by their API path) and read the result table back through the
- * cells' `data-field` hooks.
+ * (field by field, through the inputs named by their API path: choosing a button, checking a box, picking from a
+ * list, typing numbers key by key, opening "More details" when a field is behind it) and read the result back
+ * through the cells' `data-field` hooks.
  */
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
@@ -25,13 +26,29 @@ export function example(id: string): Example {
   return found;
 }
 
-async function setField(page: Page, name: string, value: unknown): Promise<void> {
+/** Opens "More details" when the control is behind it (closed). */
+async function reveal(page: Page, name: string): Promise<void> {
+  const control = page.locator(`[name="${name}"]`).first();
+  if (await control.isVisible()) return;
+  const more = page.locator('#more-details');
+  if ((await more.locator(`[name="${name}"]`).count()) > 0) await more.locator('summary').click();
+}
+
+/** Sets one field as a person would; `typed` is the text typed into a text box (default: the value as written). */
+export async function setField(page: Page, name: string, value: unknown, typed?: string): Promise<void> {
   if (value === null || value === undefined) return;
+  await reveal(page, name);
   const control = page.locator(`[name="${name}"]`);
-  const tag = await control.evaluate((el) => el.tagName.toLowerCase());
-  if (tag === 'select') await control.selectOption(String(value));
+  const [tag, type] = await control
+    .first()
+    .evaluate((el) => [el.tagName.toLowerCase(), (el as { type?: string }).type ?? ''] as const);
+  if (type === 'radio') await page.locator(`[name="${name}"][value="${String(value)}"]`).check();
+  else if (tag === 'select') await control.selectOption(String(value));
   else if (typeof value === 'boolean') await control.setChecked(value);
-  else await control.fill(String(value));
+  else {
+    await control.fill('');
+    await control.pressSequentially(typed ?? String(value));
+  }
 }
 
 /** What the tests read of a <select> inside the page (the tests compile without the DOM library). */
@@ -64,20 +81,28 @@ export async function setPolicy(page: Page, policy: Record<string, unknown> = {}
 
 /**
  * Fills the form as a person would: the school policy the request carries (or the defaults), as many terms as
- * the request has, then every non-null field.
+ * the request has, then every non-null field. `typed` gives, by field path, the text typed instead of the value
+ * (`{subsidized_amount: '$3,500'}`).
  */
-export async function fillRequest(page: Page, request: Example['request']): Promise<void> {
+export async function fillRequest(
+  page: Page,
+  request: Example['request'],
+  typed: Record<string, string> = {},
+): Promise<void> {
   await setPolicy(page, (request['policy'] as Record<string, unknown> | undefined) ?? {});
-  const terms = () => page.locator('fieldset.term').count();
+  const terms = () => page.locator('tr.term').count();
   while ((await terms()) < request.terms.length) await page.getByRole('button', { name: 'Add a term' }).click();
   while ((await terms()) > request.terms.length) {
     await page.getByRole('button', { name: `Remove term ${await terms()}` }).click();
   }
   for (const [key, value] of Object.entries(request)) {
-    if (key !== 'terms' && key !== 'policy') await setField(page, key, value);
+    if (key !== 'terms' && key !== 'policy') await setField(page, key, value, typed[key]);
   }
   for (const [i, term] of request.terms.entries()) {
-    for (const [key, value] of Object.entries(term)) await setField(page, `terms[${i}].${key}`, value);
+    for (const [key, value] of Object.entries(term)) {
+      const path = `terms[${i}].${key}`;
+      await setField(page, path, value, typed[path]);
+    }
   }
 }
 
@@ -90,9 +115,9 @@ export function at(result: unknown, path: string): unknown {
   return value;
 }
 
-/** A cell's text read back as the value it shows: "1,323" → 1323, "−90" → -90, "63%" → 63. */
+/** A cell's text read back as the value it shows: "$1,323" → 1323, "−$90" → -90, "63%" → 63. */
 export function shownValue(text: string): number | string {
-  const plain = text.trim().replace(/,/g, '').replace('−', '-').replace(/%$/, '');
+  const plain = text.trim().replace(/[$,]/g, '').replace('−', '-').replace(/%$/, '');
   return /^-?\d+(\.\d+)?$/.test(plain) ? Number(plain) : text.trim();
 }
 
@@ -102,4 +127,35 @@ export async function resultCells(page: Page): Promise<Map<string, string>> {
     .locator('#result [data-field]')
     .evaluateAll((cells) => cells.map((c) => [c.getAttribute('data-field') ?? '', c.textContent ?? ''] as const));
   return new Map(pairs);
+}
+
+/** Presses Calculate and waits for the result or the errors. */
+export async function calculate(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Calculate', exact: true }).click();
+  await page.locator('#result [data-field="reduced_annual_pct"], #form-errors:not([hidden])').first().waitFor();
+}
+
+/** The bodies of the page's POST requests to `path`, parsed, in order. */
+export function postedBodies(page: Page, path: string): Record<string, unknown>[] {
+  const bodies: Record<string, unknown>[] = [];
+  page.on('request', (request) => {
+    if (request.method() === 'POST' && new URL(request.url()).pathname === path) {
+      bodies.push(JSON.parse(request.postData() ?? '{}') as Record<string, unknown>);
+    }
+  });
+  return bodies;
+}
+
+/**
+ * A function of the page's own built code, called in the page (the page's modules are ES modules under
+ * /assets/<version>/): `pageFunction(page, 'words.js', 'inWords', text)`.
+ */
+export async function pageFunction<T>(page: Page, module: string, name: string, ...args: unknown[]): Promise<T> {
+  // A string, not a function: the test runner would rewrite the dynamic import of a function's source.
+  const file = JSON.stringify(module);
+  return page.evaluate<T>(
+    `(async () => { const main = document.querySelector('script[type="module"]').src; ` +
+      `const m = await import(main.replace(/main\\.js$/, ${file})); ` +
+      `return m[${JSON.stringify(name)}](...${JSON.stringify(args)}); })()`,
+  );
 }

@@ -64,7 +64,7 @@ describe('the health professions fields', () => {
     expect(body()?.['health_professions_program']).toBe('dentistry');
     expect(body()?.['academic_year_months']).toBe(11); // a whole number, as the API takes it
     // 20,500 + 20,000 ÷ 9 × 11 = 20,500 + 24,444 = 44,944 (FSA Handbook 2025-26 vol. 8 ch. 4, table 3A).
-    expect((await resultCells(page)).get('annual_basic_eligibility_unsub')).toBe('44,944');
+    expect((await resultCells(page)).get('annual_basic_eligibility_unsub')).toBe('$44,944');
     expect(dentistry.expected['annual_basic_eligibility_unsub']).toBe(44944);
 
     const link = (await page.getByRole('link', { name: 'Link to this student' }).getAttribute('href')) ?? '';
@@ -73,7 +73,7 @@ describe('the health professions fields', () => {
     await other.locator('#result [data-field="reduced_annual_pct"]').waitFor();
     expect(await other.locator('[name="health_professions_program"]').inputValue()).toBe('dentistry');
     expect(await other.locator('[name="academic_year_months"]').inputValue()).toBe('11');
-    expect((await resultCells(other)).get('annual_basic_eligibility_unsub')).toBe('44,944');
+    expect((await resultCells(other)).get('annual_basic_eligibility_unsub')).toBe('$44,944');
   });
 
   it('for a student the increase does not apply to: a note, the value kept and sent, the answer’s warning', async () => {
@@ -94,7 +94,7 @@ describe('the health professions fields', () => {
     const cells = await resultCells(page);
     // A professional student without the interim exception: the 50,000 of rules.md §2.1, no increase on top.
     expect(request['degree_level']).toBe('professional');
-    expect(cells.get('annual_basic_eligibility_unsub')).toBe('50,000');
+    expect(cells.get('annual_basic_eligibility_unsub')).toBe('$50,000');
     const warnings = [...cells].filter(([path]) => path.startsWith('warnings[')).map(([, text]) => text);
     expect(
       warnings.some((w) => /health professions/i.test(w) && /ignored/i.test(w)),

@@ -1,8 +1,8 @@
 /**
- * Bidirectional-control characters on the page: a term label or a student id holding a
+ * Bidirectional-control characters on the page: a term label or a file's column name holding a
  * right-to-left override (U+202E) is shown inert — each control as a visible escape (‹U+202E›, the worksheet's
  * escapes) inside its own isolate (`unicode-bidi: isolate`) — in the result, its warnings, the field errors and
- * the bulk tab's error rows, while the value sent to the service is the text as typed, byte for byte.
+ * the file tab's notices, while the value sent to the service is the text as typed, byte for byte.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -82,6 +82,7 @@ describe('a term label with a right-to-left override', () => {
     const warnings = await page.locator('#result .warnings').textContent();
     expect(warnings).toContain('‹U+202E›Winter');
     expect(await shown(page, '#result')).not.toMatch(ANY_CONTROL);
+    await page.locator('#worksheet-steps > summary').click();
     await page.locator('#worksheet .steps').waitFor();
     expect(await shown(page, '#worksheet')).not.toMatch(ANY_CONTROL);
     expect(await shown(page, '#worksheet')).toContain('‹U+202E›Winter');
@@ -93,7 +94,7 @@ describe('a term label with a right-to-left override', () => {
     const page = await server.newPage();
     await openPage(page, `${server.base}/`);
     // The service's messages name no value today; a message that quotes one (a proxy's, a later version's) is
-    // still shown inert.
+    // still shown inert, inside the page's own sentence.
     await page.route('**/v1/calculate', (route) =>
       route.fulfill({
         status: 422,
@@ -108,32 +109,33 @@ describe('a term label with a right-to-left override', () => {
     await fillRequest(page, example('FSA-1').request);
     await page.getByRole('button', { name: 'Calculate', exact: true }).click();
     await page.locator('#form-errors:not([hidden])').waitFor();
-    expect(await shown(page, '#form-errors')).toContain('The label ‹U+202E›Fall is refused.');
-    expect(await shown(page, '#form-errors')).toContain('got "‹U+202E›Fall"');
+    // Said in words, the quoted value escaped: beside the term and in the list at the top.
+    const sentence = 'Fall: enter a name for the term, such as Fall — got "‹U+202E›Fall".';
+    expect(await shown(page, '#form-errors')).toContain(sentence);
     expect(await shown(page, '#form-errors')).not.toMatch(ANY_CONTROL);
-    const beside = '.field[data-path="terms[0].label"] p.error';
-    expect(await shown(page, beside)).toBe('got "‹U+202E›Fall"');
+    expect(await shown(page, '#err-terms-0-label')).toBe(sentence);
   });
 });
 
-describe('a student id with a right-to-left override in a file', () => {
-  it('is shown inert in the error rows of the bulk tab', async () => {
-    const file = join(SCREENSHOTS, 'bidi-students.csv');
+describe('a column name with a right-to-left override in a file', () => {
+  it('is shown inert where the file tab names it: the notice, the header as read, the file’s results', async () => {
+    const file = join(SCREENSHOTS, 'bidi-columns.csv');
     writeFileSync(
       file,
-      'student_id,term_label,full_time_credits,credits_enrolled,dependency_status,grade_level,subsidized_amount\n' +
-        `${RLO}1234,Fall,12,six,dependent,first_year,3500\n` +
-        'S2,Fall,12,6,dependent,first_year,3500\n',
+      `student_id,term_label,full_time_credits,credits_enrolled,dependency_status,grade_level,${RLO}Notes\n` +
+        'S1,Fall,12,six,dependent,first_year,x\n' +
+        'S2,Fall,12,6,dependent,first_year,y\n',
     );
     const page = await server.newPage();
     await openPage(page, `${server.base}/#bulk`);
     await page.locator('#bulk-file').setInputFiles(file);
+    const notice = page.locator('#file-notices code.column').first();
+    expect(await notice.textContent()).toBe('‹U+202E›Notes');
+    expect(await notice.locator('bdi.inert').count()).toBe(1);
+    expect(await shown(page, '#file-reading')).not.toMatch(ANY_CONTROL);
     await page.getByRole('button', { name: 'Calculate the file' }).click();
     await page.locator('#bulk-summary-heading').waitFor({ timeout: 60_000 });
-    const student = page.locator('#bulk-summary table.errors tbody tr td:nth-child(2)').first();
-    expect(await student.textContent()).toBe('‹U+202E›1234');
-    expect(await student.locator('bdi.inert').count()).toBe(1);
     expect(await shown(page, '#bulk-summary')).not.toMatch(ANY_CONTROL);
-    await screenshot(page, '23-bidi-student-id');
+    await screenshot(page, '23-bidi-column');
   });
 });

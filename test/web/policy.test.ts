@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page, Request } from 'playwright-core';
 import { POLICY_OPTIONS } from '../../src/domain/policy.ts';
 import { openPage, screenshot, useBrowserSession } from './browser.ts';
-import { example, fillRequest, resultCells, setPolicy } from './form-helpers.ts';
+import { example, fillRequest, pageFunction, resultCells, setPolicy } from './form-helpers.ts';
 
 const server = useBrowserSession();
 const SAMPLE = new URL('../../samples/sample.csv', import.meta.url).pathname;
@@ -66,7 +66,9 @@ describe('the School policy section', () => {
 
     await page.locator('#policy > summary').click();
     expect(await isOpen(page)).toBe(true);
-    expect(await page.locator('#policy select').count()).toBe(POLICY_OPTIONS.length);
+    expect(await page.locator('#policy select[name^="policy."]').count()).toBe(POLICY_OPTIONS.length);
+    // And the page's own choice, never sent: the option the school disburses by.
+    expect(await page.getByLabel('Disbursement option your school uses').inputValue()).toBe('equal');
     for (const option of POLICY_OPTIONS) {
       const select = page.locator(`select[name="policy.${option.name}"]`);
       expect(await select.isVisible(), option.name).toBe(true);
@@ -74,17 +76,31 @@ describe('the School policy section', () => {
         .locator('option')
         .evaluateAll((els) => els.map((el) => [(el as { value: string }).value, el.textContent ?? ''] as const));
       expect(shown.map(([value]) => value)).toEqual([...option.values]);
-      expect(shown[0]![1]).toBe(`${option.values[0]} (service default)`);
-      expect(shown.slice(1).every(([value, text]) => value === text)).toBe(true);
+      // Each value in words, the default marked; no value reads as its API token.
+      expect(shown[0]![1]).toMatch(/ \(service default\)$/);
+      for (const [value, text] of shown) {
+        expect(text, value).not.toMatch(/_/);
+        expect(text.replace(' (service default)', ''), value).toBe(
+          await pageFunction<string>(page, 'policy-words.js', 'valueWords', option.name, value),
+        );
+      }
+      expect(new Set(shown.map(([, text]) => text)).size).toBe(shown.length);
       expect(await select.inputValue()).toBe(option.values[0]);
-      // Its one-line explanation is the table's summary, tied to the control for screen readers.
+      // Its one-line explanation is the table's summary, with the API name for integrators, tied to the control.
       const helpId = await select.getAttribute('aria-describedby');
-      expect(await page.locator(`#${helpId}`).textContent()).toBe(option.summary);
+      expect(await page.locator(`#${helpId}`).textContent()).toBe(`${option.summary} API: policy.${option.name}`);
       const box = page.locator(`.policy-option[data-option="${option.name}"]`);
-      expect(await box.locator('.why').textContent()).toContain(option.choose);
-      expect(await box.locator('.why cite').textContent()).toBe(option.citation);
-      // Labelled by its title (getByLabel finds the control through its <label for>).
-      expect(await page.getByLabel(new RegExp(`\\b${option.name}\\b`)).count()).toBe(1);
+      expect(await box.locator('.why').textContent()).toContain(
+        await pageFunction<string>(page, 'words.js', 'inWords', option.choose),
+      );
+      // The sources a school can look up; not the service's own rules document.
+      const cite = (await box.locator('.why cite').textContent()) ?? '';
+      expect(cite.slice(0, 20)).toBe(option.citation.slice(0, 20));
+      expect(cite).not.toMatch(/rules\.md|§/);
+      // Labelled by its title in words (getByLabel finds the control through its <label for>).
+      const title = await pageFunction<string>(page, 'policy-words.js', 'optionTitle', option.name);
+      expect(title).not.toMatch(/_/);
+      expect(await page.getByLabel(title, { exact: true }).count()).toBe(1);
     }
     await screenshot(page, '20-policy-open');
   });
@@ -101,7 +117,8 @@ describe('the School policy section', () => {
     await page.locator('body[data-ready="true"]').waitFor();
     expect(await isOpen(page)).toBe(false);
     expect(await page.locator('#policy > summary').textContent()).toBe(
-      'School policy: in force: proration_fraction=decimal_rounded, remainder_placement=last_term',
+      'School policy: in force: Final-period fraction: 2 decimals, rounded; ' +
+        'Leftover dollars of a split: All on the last term',
     );
     expect(await page.locator('[name="policy.proration_fraction"]').inputValue()).toBe('decimal_rounded');
     expect(await page.locator('[name="policy.remainder_placement"]').inputValue()).toBe('last_term');
@@ -136,7 +153,7 @@ describe('the School policy section', () => {
 });
 
 describe('a student under a school policy', () => {
-  it('sends the policy, shows Handbook ch. 5 example 6 under decimal_rounded (3,685 / 4,690) and says so', async () => {
+  it('sends the policy, shows Handbook ch. 5 example 6 under decimal_rounded ($3,685 / $4,690) and says so', async () => {
     const page = await server.newPage();
     const bodies = calculateBodies(page);
     await openPage(page, `${server.base}/`);
@@ -149,21 +166,26 @@ describe('a student under a school policy', () => {
     const cells = await resultCells(page);
     // FSA Handbook 2025-26 vol. 8 ch. 5 example 6: 24/36 as 0.67; 5,500 × 0.67 = 3,685 Sub;
     // 12,500 × 0.67 = 8,375 combined, 8,375 − 3,685 = 4,690 Unsub.
-    expect(cells.get('annual_basic_eligibility_sub')).toBe('3,685');
-    expect(cells.get('annual_basic_eligibility_unsub')).toBe('4,690');
+    expect(cells.get('annual_basic_eligibility_sub')).toBe('$3,685');
+    expect(cells.get('annual_basic_eligibility_unsub')).toBe('$4,690');
     expect(ex6.expected['annual_basic_eligibility_sub']).toBe(3685);
     expect(ex6.expected['annual_basic_eligibility_unsub']).toBe(4690);
 
-    // Beside the figures, and among the warnings.
+    // Named once, beside the figures, in words (the answer's own warning naming it is not repeated below).
     const notice = page.locator('#result #policy-notice');
     expect(await notice.isVisible()).toBe(true);
-    expect(await notice.textContent()).toContain('proration_fraction=decimal_rounded');
+    expect(await notice.textContent()).toContain('School policy: Final-period fraction: 2 decimals, rounded.');
+    const answer = (await (
+      await fetch(`${server.base}/v1/calculate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(ex6.request),
+      })
+    ).json()) as { warnings: string[] };
+    expect(answer.warnings).toContain('School policy in force: proration_fraction=decimal_rounded.');
     const warnings = [...cells].filter(([path]) => path.startsWith('warnings[')).map(([, text]) => text);
-    expect(warnings).toContain('School policy in force: proration_fraction=decimal_rounded.');
-    // The worksheet lists every option it used.
-    const used = page.locator('#worksheet [data-field="policy"]');
-    await used.waitFor();
-    expect(await used.textContent()).toContain('proration_fraction=decimal_rounded, remainder_placement=');
+    expect(warnings.filter((w) => /School policy/.test(w))).toEqual([]);
+    await page.locator('#worksheet-steps').waitFor();
     await page.locator('#policy').evaluate((el) => ((el as { open: boolean }).open = true));
     await screenshot(page, '21-policy-result');
     // For the README: the section open (the header down to its end), and the result under the policy.
@@ -181,9 +203,11 @@ describe('a student under a school policy', () => {
     await openPage(page, `${server.base}/`);
     await fillRequest(page, example('HB-CH5-EX6').request);
     await calculate(page);
-    await page.locator('#worksheet [data-field="policy"]').waitFor();
+    await page.locator('#worksheet-steps').waitFor();
     expect(await isOpen(page)).toBe(true);
-    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+    const overflow = await page.evaluate<number>(
+      `document.documentElement.scrollWidth - ${page.viewportSize()!.width}`,
+    );
     expect(overflow).toBeLessThanOrEqual(0);
     // Each control has room for its longest value, "(service default)" included: the text's width in the
     // control's font, its padding and about 20 pixels of arrow.
@@ -218,8 +242,8 @@ describe('a student under a school policy', () => {
     const truncated = example('HB-CH5-EX6-TRUNCATED').expected['annual_basic_eligibility_sub'] as number;
     await expect
       .poll(async () => (await resultCells(page)).get('annual_basic_eligibility_sub'))
-      .toBe(truncated.toLocaleString('en-US'));
-    expect(truncated).not.toBe(Number(exact?.replace(',', '')));
+      .toBe(`$${truncated.toLocaleString('en-US')}`);
+    expect(truncated).not.toBe(Number(exact?.replace(/[$,]/g, '')));
     // The person was choosing an option: the focus stays there.
     expect(await page.evaluate<string>("document.activeElement?.getAttribute('name')")).toBe(
       'policy.proration_fraction',
@@ -243,7 +267,7 @@ describe('a student under a school policy', () => {
     expect(await resultCells(other)).toEqual(before);
     expect(await other.locator('[name="policy.proration_fraction"]').inputValue()).toBe('decimal_rounded');
     expect(await other.locator('[name="policy.grad_plus_gap"]').inputValue()).toBe('after_reduction');
-    expect(await other.locator('#policy-status').textContent()).toContain("This link's policy is shown");
+    expect(await other.locator('#policy-status').textContent()).toContain('This link’s policy is shown');
     expect(await other.evaluate(() => localStorage.getItem('sor-school-policy'))).toBe(
       '{"grad_plus_gap":"before_reduction"}',
     );
@@ -251,7 +275,7 @@ describe('a student under a school policy', () => {
 });
 
 describe('a file under a school policy', () => {
-  it('sends policy.<option> query parameters on POST /v1/jobs and names the policy the jobs ran with', async () => {
+  it('sends policy.<option> query parameters with its one job and names the policy the job ran with', async () => {
     const page = await server.newPage();
     const submissions: string[] = [];
     page.on('request', (request) => {
@@ -264,20 +288,20 @@ describe('a file under a school policy', () => {
     await page.locator('#bulk-file').setInputFiles(SAMPLE);
     await page.getByRole('button', { name: 'Calculate the file' }).click();
     await page.locator('#bulk-summary-heading').waitFor({ timeout: 60_000 });
+    const file = '?charset=utf-8&delimiter=comma&extra_columns=keep';
     expect(submissions).toEqual([
-      '?policy.proration_fraction=decimal_rounded&policy.single_term_basis=half_annual',
-      '?policy.proration_fraction=decimal_rounded&policy.single_term_basis=half_annual',
+      `${file}&policy.proration_fraction=decimal_rounded&policy.single_term_basis=half_annual`,
     ]);
     expect(await page.locator('#bulk-summary [data-field="policy"]').textContent()).toContain(
-      'proration_fraction=decimal_rounded, single_term_basis=half_annual',
+      'School policy: Final-period fraction: 2 decimals, rounded; One-term loan period: Half the annual amount.',
     );
 
     await setPolicy(page, {});
     submissions.length = 0;
     await page.getByRole('button', { name: 'Calculate the file' }).click();
-    await expect.poll(() => submissions.length).toBe(2);
+    await expect.poll(() => submissions.length).toBe(1);
     await page.locator('#bulk-summary-heading').waitFor({ timeout: 60_000 });
-    expect(submissions).toEqual(['', '']);
+    expect(submissions).toEqual([file]);
     expect(await page.locator('#bulk-summary [data-field="policy"]').textContent()).toBe(
       'School policy: service defaults.',
     );

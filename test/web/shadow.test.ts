@@ -74,26 +74,35 @@ describe('the shadow-check summary', () => {
       await page.locator('#bulk-summary-heading').waitFor({ timeout: 60_000 });
       const chart = page.locator('#check-summary');
       expect(await chart.isVisible()).toBe(true);
+      const students = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'student' : 'students'}`;
       for (const [reason, n] of reasons) {
         expect(await chart.locator(`[data-field="check_summary.${reason}"] .bar-count`).textContent(), reason).toBe(
-          String(n),
+          students(n),
         );
       }
-      // Every reason of the table, zeros included, in its order, each with its readable name and its token.
+      // Every reason of the table, zeros included, in its order, each with its readable name, what it means in
+      // words, and its API name as a small hint.
       const bars = await chart
         .locator('.bars li')
         .evaluateAll((els) => els.map((el) => (el as { dataset: Record<string, string> }).dataset['field'] ?? ''));
       expect(bars).toEqual(CHECK_REASONS.map((r) => `check_summary.${r}`));
-      for (const reason of NEW_REASONS) {
-        const label = chart.locator(`[data-field="check_summary.${reason}"] .bar-label`);
-        expect(await label.textContent()).toBe(`${reasonName(reason)} ${reason}`);
+      for (const reason of CHECK_REASONS) {
         const bar = chart.locator(`[data-field="check_summary.${reason}"]`);
-        expect(await bar.getAttribute('title')).toBe(
-          `The school's figures equal ours computed with ${CHECK_REASON_TEXT[reason as CheckReason]}`,
+        expect(await bar.locator('.reason-name').textContent()).toBe(reasonName(reason));
+        expect(await bar.locator('.reason-meaning').textContent()).toBe(
+          `The school’s figures equal ours computed with ${CHECK_REASON_TEXT[reason as CheckReason]}.`,
         );
+        expect(await bar.locator('.api').textContent()).toBe(`API: ${reason}`);
       }
       const text = (await chart.textContent()) ?? '';
-      for (const [status, n] of statuses) expect(text).toContain(`${n} ${status.replaceAll('_', ' ')}`);
+      const words: Record<string, [string, string]> = {
+        match: ['matches', 'match'],
+        mismatch: ['does not match', 'do not match'],
+        not_checked: ['not checked', 'not checked'],
+      };
+      for (const [status, n] of statuses) {
+        expect(text).toContain(`${students(n)} ${words[status]![n === 1 ? 0 : 1]}`);
+      }
       await chart.scrollIntoViewIfNeeded();
       await screenshot(page, '15-shadow-check-chart');
     } finally {

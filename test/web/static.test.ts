@@ -66,7 +66,7 @@ describe('GET /', () => {
     };
     const built = Object.values(manifest.files).reduce((a, b) => a + b, 0);
     expect(total).toBeLessThanOrEqual(built);
-    expect(built, 'page + scripts + stylesheet, uncompressed').toBeLessThan(80 * 1024);
+    expect(built, 'page + scripts + stylesheet, uncompressed').toBeLessThan(160 * 1024);
     expect((await get('/assets/000000000000/main.js')).status).toBe(404);
   });
 

@@ -5,7 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../src/jobs/job-store.ts';
-import type { DeliveryAttempt, OutboxEvent, OutboxStore } from '../../src/webhooks/outbox.ts';
+import {
+  INSTANCE_STALE_MS,
+  type DeliveryAttempt,
+  type NewEntry,
+  type OutboxEvent,
+  type OutboxStore,
+} from '../../src/webhooks/outbox.ts';
 
 export const TIMES = { retentionMs: 3_600_000, windowMs: 86_400_000 };
 
@@ -35,6 +41,11 @@ export function snapshot(id: string): JobRecord {
   };
 }
 
+/** A new entry of job `id`, written by the instance `i-test`. */
+export function newEntry(id: string, url: string, createdAt: number): NewEntry {
+  return { jobId: id, url, snapshot: snapshot(id), createdAt, instance: 'i-test' };
+}
+
 export function event(now: number): OutboxEvent {
   return { id: `evt_${now}`, type: 'job.completed', body: '{"id":"evt","type":"job.completed"}', endedAt: now };
 }
@@ -53,10 +64,16 @@ export function outboxContract(name: string, setup: { open(): Promise<OutboxStor
       const store = await setup.fresh();
       const id = jobId();
       const now = Date.now();
-      expect(await store.add(id, 'https://a.example/hook', snapshot(id), now)).toBe(true);
-      expect(await store.add(id, 'https://b.example/hook', snapshot(id), now + 1)).toBe(false);
+      expect(await store.add(newEntry(id, 'https://a.example/hook', now))).toBe(true);
+      expect(await store.add(newEntry(id, 'https://b.example/hook', now + 1))).toBe(false);
       const entry = await store.get(id);
-      expect(entry).toMatchObject({ jobId: id, url: 'https://a.example/hook', state: 'waiting', event: null });
+      expect(entry).toMatchObject({
+        jobId: id,
+        url: 'https://a.example/hook',
+        state: 'waiting',
+        event: null,
+        instance: 'i-test',
+      });
       expect(entry?.snapshot.students_total).toBe(3);
     });
 
@@ -65,7 +82,7 @@ export function outboxContract(name: string, setup: { open(): Promise<OutboxStor
       const id = jobId();
       const now = Date.now();
       expect(await store.ready(id, event(now), now)).toBe('missing');
-      await store.add(id, 'https://a.example/hook', snapshot(id), now);
+      await store.add(newEntry(id, 'https://a.example/hook', now));
       expect(await store.ready(id, event(now), now)).toBe('ready');
       expect(await store.ready(id, { ...event(now), id: 'evt_other' }, now)).toBe('already');
       expect((await store.get(id))?.event?.id).toBe(`evt_${now}`);
@@ -76,11 +93,11 @@ export function outboxContract(name: string, setup: { open(): Promise<OutboxStor
       const now = Date.now();
       const ids = Array.from({ length: 6 }, () => jobId());
       for (const id of ids) {
-        await stores[0]!.add(id, 'https://a.example/hook', snapshot(id), now);
+        await stores[0]!.add(newEntry(id, 'https://a.example/hook', now));
         await stores[0]!.ready(id, event(now), now);
       }
       const late = jobId();
-      await stores[0]!.add(late, 'https://a.example/hook', snapshot(late), now);
+      await stores[0]!.add(newEntry(late, 'https://a.example/hook', now));
       await stores[0]!.ready(late, event(now), now + 60_000);
       const claims = (await Promise.all(stores.map((s) => s.claimDue(now, 30_000, 10)))).flat();
       const claimed = claims.map((c) => c.entry.jobId).filter((id) => ids.includes(id) || id === late);
@@ -97,7 +114,7 @@ export function outboxContract(name: string, setup: { open(): Promise<OutboxStor
       const store = await setup.fresh();
       const id = jobId();
       const now = Date.now();
-      await store.add(id, 'https://a.example/hook', snapshot(id), now);
+      await store.add(newEntry(id, 'https://a.example/hook', now));
       await store.ready(id, event(now), now);
       const [first] = (await store.claimDue(now, 1000, 10)).filter((c) => c.entry.jobId === id);
       const [second] = (await store.claimDue(now + 2000, 1000, 10)).filter((c) => c.entry.jobId === id);
@@ -125,7 +142,7 @@ export function outboxContract(name: string, setup: { open(): Promise<OutboxStor
       const store = await setup.fresh();
       const id = jobId();
       const now = Date.now();
-      await store.add(id, 'https://a.example/hook', snapshot(id), now);
+      await store.add(newEntry(id, 'https://a.example/hook', now));
       await store.ready(id, event(now), now);
       const [claim] = (await store.claimDue(now, 60_000, 10)).filter((c) => c.entry.jobId === id);
       await store.release(claim!, now + 10);
@@ -137,7 +154,7 @@ export function outboxContract(name: string, setup: { open(): Promise<OutboxStor
       const store = await setup.fresh();
       const now = Date.now();
       const ids = Array.from({ length: 5 }, () => jobId());
-      for (const id of ids) await store.add(id, 'https://a.example/hook', snapshot(id), now);
+      for (const id of ids) await store.add(newEntry(id, 'https://a.example/hook', now));
       await store.ready(ids[1]!, event(now), now);
       const first = await store.waiting(undefined, 2);
       const ours = async (after: string | undefined) =>
@@ -147,6 +164,19 @@ export function outboxContract(name: string, setup: { open(): Promise<OutboxStor
       expect(await ours(ids[2])).toEqual([ids[3], ids[4]]);
       const many = await store.getMany([ids[0]!, ids[1]!, 'no-such-job']);
       expect([...many.keys()].sort()).toEqual([ids[0], ids[1]].sort());
+    });
+
+    it('tells a live instance (beating) from a gone one (stale, or forgotten)', async () => {
+      const [mine, theirs] = [await setup.fresh(), await setup.open()];
+      const now = Date.now();
+      const instance = `i-${now}`;
+      expect(await theirs.alive(instance, now)).toBe(false);
+      await mine.beat(instance, now);
+      expect(await theirs.alive(instance, now)).toBe(true);
+      await mine.forget(instance);
+      expect(await theirs.alive(instance, now)).toBe(false);
+      await mine.beat(instance, now);
+      if (mine.kind === 'sqlite') expect(await theirs.alive(instance, now + INSTANCE_STALE_MS + 1)).toBe(false);
     });
   });
 }

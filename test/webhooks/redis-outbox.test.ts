@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisOutbox } from '../../src/webhooks/redis-outbox.ts';
 import type { OutboxStore } from '../../src/webhooks/outbox.ts';
 import { deleteKeys, findRedis, uniquePrefix, type TestRedis } from '../support/redis.ts';
-import { event, jobId, outboxContract, snapshot, TIMES } from './outbox-contract.ts';
+import { event, jobId, newEntry, outboxContract, TIMES } from './outbox-contract.ts';
 
 let redis: TestRedis;
 const clients: Redis[] = [];
@@ -43,8 +43,8 @@ describe('RedisOutbox', () => {
     const store = await fresh();
     const [id, running] = [jobId(), jobId()];
     const now = Date.now();
-    await store.add(id, 'https://a.example/hook', snapshot(id), now);
-    await store.add(running, 'https://a.example/hook', snapshot(running), now);
+    await store.add(newEntry(id, 'https://a.example/hook', now));
+    await store.add(newEntry(running, 'https://a.example/hook', now));
     await store.ready(id, event(now), now);
     const client = clients[clients.length - 1]!;
     const keys = (await client.keys(`${current}:*`)).sort();

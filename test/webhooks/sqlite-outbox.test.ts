@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteOutbox } from '../../src/webhooks/sqlite-outbox.ts';
 import type { OutboxStore } from '../../src/webhooks/outbox.ts';
-import { event, jobId, outboxContract, snapshot, TIMES } from './outbox-contract.ts';
+import { event, jobId, newEntry, outboxContract, TIMES } from './outbox-contract.ts';
 
 const dirs: string[] = [];
 const opened: OutboxStore[] = [];
@@ -39,7 +39,7 @@ describe('SqliteOutbox', () => {
     const first = await fresh();
     const id = jobId();
     const now = Date.now();
-    await first.add(id, 'https://a.example/hook', snapshot(id), now);
+    await first.add(newEntry(id, 'https://a.example/hook', now));
     await first.ready(id, event(now), now);
     await first.close();
     expect((await stat(current)).mode & 0o777).toBe(0o600);

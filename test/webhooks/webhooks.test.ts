@@ -68,9 +68,14 @@ afterAll(async () => {
 /** The records the job store answers, or the error it throws, by job id. */
 const jobs = new Map<string, JobRecord | Error>();
 
-async function service(overrides: Partial<WebhookSettings> = {}, resolve?: Resolver): Promise<Webhooks> {
-  const dir = await mkdtemp(join(tmpdir(), 'sor-webhooks-'));
+async function service(
+  overrides: Partial<WebhookSettings> = {},
+  resolve?: Resolver,
+  shared?: { dir: string; jobs: Map<string, JobRecord | Error> },
+): Promise<Webhooks> {
+  const dir = shared?.dir ?? (await mkdtemp(join(tmpdir(), 'sor-webhooks-')));
   dirs.push(dir);
+  const known = shared?.jobs ?? jobs;
   const settings: WebhookSettings = {
     secret: SECRET,
     deploymentUrl: undefined,
@@ -85,7 +90,7 @@ async function service(overrides: Partial<WebhookSettings> = {}, resolve?: Resol
     store: new SqliteOutbox(join(dir, 'webhooks.sqlite'), { retentionMs: 3_600_000, windowMs: 60_000 }),
     jobs: {
       async get(id) {
-        const found = jobs.get(id);
+        const found = known.get(id);
         if (found instanceof Error) throw found;
         return found;
       },
@@ -206,6 +211,24 @@ describe('Webhooks', () => {
       type: 'job.failed',
       data: { id, status: 'failed', error: { code: 'job_lost' } },
     });
+  });
+
+  it('believes a job lost only once the process that took it is gone (job stores in each process memory)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sor-webhooks-'));
+    const id = jobId();
+    const path = `/elsewhere-${id}`;
+    // Process A took the job and runs it; process B's own job store has never heard of it.
+    const a = await service({}, undefined, { dir, jobs: new Map([[id, snapshot(id)]]) });
+    const b = await service({}, undefined, { dir, jobs: new Map([[id, appError('JOB_LOST')]]) });
+    await a.register(snapshot(id), `${origin}${path}`);
+    await b.sweep();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(received.get(path)).toBeUndefined();
+    // A stops (or dies and its heartbeat goes stale): B now sends the job's failure.
+    await a.close();
+    await b.sweep();
+    const [delivery] = await until(() => received.get(path));
+    expect(verified(delivery!)).toMatchObject({ type: 'job.failed', data: { id, error: { code: 'job_lost' } } });
   });
 
   it('gives a delivery up once the window has passed, and shows it failed', async () => {

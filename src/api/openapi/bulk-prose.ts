@@ -73,7 +73,11 @@ export function bulkDescription(limits: DocumentLimits): string {
       'column order is free. An unknown column or a missing required column rejects the whole file (400) naming ' +
       'the column. Student-level values may repeat on every row of the student or appear on its first row only; a ' +
       'value that contradicts the first row makes that student an error. A student_id that reappears after other ' +
-      'students is an error for that student (`rows are not contiguous`), never a silent merge.',
+      'students is an error for that student (`rows are not contiguous`), never a silent merge; a file sorted by ' +
+      'term (more than half of its students with rows in separate places) is refused whole with a 400 that says to ' +
+      'sort it by student, before any row is computed. Booleans and enum values may be written as SIS exports ' +
+      'write them (the column table says how); the CSV answer uses the file’s delimiter unless ?output_delimiter= ' +
+      'asks for another.',
     '',
     '| Column | Required | Level | Maps to |',
     '|---|---|---|---|',

@@ -29,6 +29,7 @@ import { worksheetPathItem } from './worksheet-path.ts';
 import { comparePathItem } from './compare-path.ts';
 import { defaultsInWords } from './request-defaults.ts';
 import { TEMPLATE_PATHS } from './files-params.ts';
+import { jobWebhooks } from './webhooks-entry.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -218,6 +219,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       { name: 'operations', description: 'Liveness and readiness probes.' },
     ],
     paths,
+    webhooks: jobWebhooks(),
     components: {
       securitySchemes: {
         bearerAuth: {

@@ -12,6 +12,7 @@ import { FIRST_LINES, MAX_ERROR_GROUPS, OVERFLOW_MESSAGE, SIBLING_ERROR_MESSAGE 
 import { CheckSummarySchema } from '../../schema/response.ts';
 import { PolicyInForceSchema } from '../../schema/policy.ts';
 import { jobView } from '../job-view.ts';
+import { EVENT_TYPES } from '../../webhooks/event.ts';
 
 export const JobStatusSchema = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']).meta({
   id: 'JobStatus',
@@ -127,19 +128,29 @@ const JobLinksSchema = z
 
 const JobCallbackSchema = z
   .object({
-    url: z.string(),
-    state: z.enum(['pending', 'delivered', 'failed']),
-    next_attempt_at: z.iso.datetime().nullable(),
+    url: z.string().meta({ description: 'Where the events go, without its query: `https://hooks.example.edu/sor?…`.' }),
+    state: z.enum(['pending', 'delivered', 'failed']).meta({
+      description:
+        'pending: the job runs, or an attempt is due; delivered: a 2xx came back; failed: no attempt succeeded ' +
+        'within the retry window (24 h after the job ended).',
+    }),
+    next_attempt_at: z.iso
+      .datetime()
+      .nullable()
+      .meta({ description: 'null while the job runs, while an attempt is under way, and once settled.' }),
     attempts: z.array(
       z.object({
         at: z.iso.datetime(),
-        event: z.string(),
+        event: z.enum(EVENT_TYPES),
         status: z.int().nullable().meta({ description: "The receiver's HTTP status; null when none came back." }),
         error: z.string().nullable(),
       }),
     ),
   })
-  .meta({ id: 'JobCallback', description: 'The webhook announcing the end of the job, and every delivery attempt.' });
+  .meta({
+    id: 'JobCallback',
+    description: 'The webhook announcing the end of the job (the jobEnded webhook), and every delivery attempt.',
+  });
 
 export const JobSchema = z
   .object({

@@ -10,6 +10,8 @@ import { ExtendedErrorSchema } from '../../schema/response.ts';
 import { JOBS_PATH, MAX_IDEMPOTENCY_KEY } from '../jobs-route.ts';
 import { RESULT_PATHS } from '../job-view.ts';
 import { UPLOAD_ENCODING_NOTE, UPLOAD_QUERY } from './files-params.ts';
+import { CALLBACK_PARAMETER } from '../job-callback.ts';
+import { CallbackUrlSchema } from './webhooks-entry.ts';
 import { JOB_EXAMPLE, JobSchema } from './job-schema.ts';
 
 export { JobSchema } from './job-schema.ts';
@@ -81,14 +83,18 @@ function download(operationId: string, summary: string, description: string, med
 export function jobsOpenApiPaths(options: {
   ttlSeconds: number;
   maxBytes: number;
-  store: 'redis' | 'memory';
+  store: 'redis' | 'local';
 }): ZodOpenApiPathsObject {
   const storage =
-    options.store === 'redis'
+    (options.store === 'redis'
       ? 'Jobs and their results (gzip-compressed) are kept in Redis: they survive a restart of the API, and a ' +
-        'restart of Redis when it keeps its append-only file (as the shipped compose and k8s files do).'
-      : 'This instance runs without Redis: job records are kept in process memory (results gzip-compressed on ' +
-        'disk) and are LOST when the service restarts; such a job then answers 410 job_lost.';
+        'restart of Redis when it keeps its append-only file (as the shipped compose and k8s files do). '
+      : 'This instance runs without Redis: jobs and their results (gzip-compressed) are kept in JOBS_DIR (SQLite ' +
+        'and files) and survive a restart of the API. ') +
+    'A queued or running job whose API process stops (a restart, SIGTERM, even SIGKILL) runs again from its ' +
+    'upload, kept on the disk of that process, when the API is back (or on another API process sharing the ' +
+    'folder), and gives the same results; one that no process resumes within 10 minutes reads failed. A job ' +
+    'whose records are gone answers 410 job_lost.';
   const item = `${JOBS_PATH}/{id}`;
   return {
     [JOBS_PATH]: {
@@ -114,7 +120,7 @@ export function jobsOpenApiPaths(options: {
           "a failed or cancelled job's results are deleted at once." +
           UPLOAD_ENCODING_NOTE,
         requestParams: {
-          query: UPLOAD_QUERY,
+          query: UPLOAD_QUERY.extend({ [CALLBACK_PARAMETER]: CallbackUrlSchema }),
           header: z.object({
             'Idempotency-Key': z.string().max(MAX_IDEMPOTENCY_KEY).optional().meta({
               description: 'Client-chosen key (1-255 visible ASCII characters) that makes the submission repeatable.',
@@ -132,6 +138,7 @@ export function jobsOpenApiPaths(options: {
                 file: z
                   .string()
                   .meta({ description: 'The CSV file.', override: { type: 'string', contentMediaType: 'text/csv' } }),
+                [CALLBACK_PARAMETER]: CallbackUrlSchema,
               }),
               encoding: { file: { contentType: 'text/csv' } },
             },

@@ -1,14 +1,16 @@
 /**
- * What a worksheet shows, once, for both renderers (html.ts and pdf.ts): the student's inputs, the school policy in
- * force (every option of the policy table, src/domain/policy.ts), the results table
- * (both options side by side, adjustments), the explanations, the warnings and the steps, with the rule set, the
- * date and the request id. Values are plain text here; each renderer escapes or encodes them its own way.
+ * What a worksheet shows, once, for both renderers (html.ts and pdf.ts). Page 1 is the summary
+ * (src/domain/summary.ts): the student, the award year, the rule set and the school policy, the percentage with its
+ * arithmetic, each annual amount with its citation, the schedule per term under both options, the adjustments and
+ * warnings, and the lines to sign. The appendices follow (appendix.ts): the inputs, every step, the sources. Values
+ * are plain text here; each renderer escapes or encodes them its own way.
  */
+import { Dec } from '../../domain/decimal.ts';
 import { POLICY_OPTIONS, type PolicyOptionName, type SchoolPolicy } from '../../domain/policy.ts';
-import type { WorksheetSummary } from '../../domain/summary.ts';
+import type { SummaryLoan, SummaryStudent, WorksheetSummary } from '../../domain/summary.ts';
 import type { TraceStep } from '../../domain/trace.ts';
-import type { CalculationInput, CalculationResult, TermResult } from '../../domain/types.ts';
-import { TERM_FIELDS, type TermFieldName } from '../../schema/fields.ts';
+import type { CalculationInput, CalculationResult } from '../../domain/types.ts';
+import { formatDollars } from '../../domain/warning-text.ts';
 
 export interface WorksheetDocument {
   ruleSet: string;
@@ -39,59 +41,14 @@ export function showBidiControls(text: string): string {
   return text.replace(BIDI_CONTROLS, (ch) => `‹U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}›`);
 }
 
-/** "Student: Ana Díaz (ID A00123456)", or with whichever of the two the request gave. */
-export function studentLine(student: { name: string | null; id: string | null }): string {
-  if (student.name !== null && student.id !== null) return `Student: ${student.name} (ID ${student.id})`;
-  return student.name !== null ? `Student: ${student.name}` : `Student ID: ${student.id ?? ''}`;
-}
-
 /** 2026-11-23 23:10:05 UTC */
 export function formatDate(date: Date): string {
   return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
-export function formatValue(value: unknown): string {
-  if (value === null || value === undefined) return '—';
-  if (typeof value === 'boolean') return value ? 'yes' : 'no';
-  if (Array.isArray(value)) return value.map(formatValue).join(', ');
-  return String(value);
-}
-
-/**
- * The student-level fields of the request, as [field, value], in the request's own order (every field of
- * CalculationInput but the terms, listed below, and the policy, which has its own section).
- */
-export function studentRows(input: CalculationInput): [string, string][] {
-  return (Object.keys(input) as (keyof CalculationInput)[])
-    .filter((f) => f !== 'terms' && f !== 'policy')
-    .map((f) => [f, formatValue(input[f])]);
-}
-
-/** One school-policy option as the worksheet lists it (rules.md §10). */
-export interface PolicyRow {
-  option: PolicyOptionName;
-  /** The value the calculation used. */
-  value: string;
-  /** The option's default (the service's reading). */
-  defaultValue: string;
-  isDefault: boolean;
-  /** What the option changes, in one sentence. */
-  summary: string;
-  section: string;
-  citation: string;
-}
-
-/** Every option of the policy table, in its order, with the value in force: derived, never listed by hand. */
-export function policyRows(policy: SchoolPolicy): PolicyRow[] {
-  return POLICY_OPTIONS.map((o) => ({
-    option: o.name,
-    value: policy[o.name],
-    defaultValue: o.values[0],
-    isDefault: policy[o.name] === o.values[0],
-    summary: o.summary,
-    section: o.section,
-    citation: o.citation,
-  }));
+/** $1,103 */
+export function dollars(amount: number): string {
+  return formatDollars(new Dec(amount));
 }
 
 /** The JSON worksheet's `policy`: option → value in force, in the table's order. */
@@ -99,100 +56,83 @@ export function wirePolicy(policy: SchoolPolicy): Record<PolicyOptionName, strin
   return Object.fromEntries(POLICY_OPTIONS.map((o) => [o.name, policy[o.name]])) as Record<PolicyOptionName, string>;
 }
 
-/** The school-policy table's columns: option, value in force, defaultText, what it changes (summary and source). */
-export const POLICY_HEADERS = ['Option', 'In force', 'Default', 'What it changes'] as const;
-
-/** What the policy table's last column says of an option: its summary, rules.md section and citation. */
-export function policyNote(row: PolicyRow): string {
-  return `${row.summary} (${row.section}; ${row.citation})`;
-}
-
-/** "default" or "not the default (default: exact)". */
-export function defaultText(row: PolicyRow): string {
-  return row.isDefault ? 'default' : `not the default (default: ${row.defaultValue})`;
-}
-
-/** The term inputs' columns: every field of Term, in the request-field table's order. */
-export const TERM_INPUT_COLUMNS: readonly TermFieldName[] = TERM_FIELDS.map((f) => f.name);
-
-export function termInputRows(input: CalculationInput): string[][] {
-  return input.terms.map((t) => TERM_INPUT_COLUMNS.map((c) => formatValue(t[c])));
-}
-
-/** The student-level results, as [JSON path, value]. */
-export function summaryRows(result: CalculationResult): [string, string][] {
+/** The student's two lines on page 1: what the request gave, else a blank to fill in by hand. */
+export function studentFields(student: SummaryStudent | null): [string, string][] {
   return [
-    ['annual_ft_credits', formatValue(result.annual_ft_credits)],
-    ['reduced_annual_pct', formatValue(result.reduced_annual_pct)],
-    ['annual_basic_eligibility_sub', formatValue(result.annual_basic_eligibility_sub)],
-    ['annual_basic_eligibility_unsub', formatValue(result.annual_basic_eligibility_unsub)],
-    ['annual_basic_eligibility_grad_plus', formatValue(result.annual_basic_eligibility_grad_plus)],
-    ['show_both_options', formatValue(result.show_both_options)],
+    ['Student', student?.name ?? ''],
+    ['Student ID', student?.id ?? ''],
   ];
 }
 
-export interface ResultColumn {
-  header: string;
-  /** The path under the term (`equal.subsidized`); the cell's JSON path is `terms[i].` + this. */
-  field: string;
-  value(term: TermResult): unknown;
+/** "Award year 2026-27", "Rule set 2026-27.3", the date and the request id: the worksheet's identity. */
+export function metaFields(doc: WorksheetDocument): [string, string][] {
+  return [
+    ['Award year', doc.summary.award_year],
+    ['Rule set', doc.ruleSet],
+    ['Prepared', formatDate(doc.generatedAt)],
+    ['Request id', doc.requestId],
+  ];
 }
 
-export const RESULT_COLUMNS: readonly ResultColumn[] = [
-  { header: 'Term', field: 'label', value: (t) => t.label },
-  { header: 'Status', field: 'enrollment_status', value: (t) => t.enrollment_status },
-  { header: 'Intensity %', field: 'enrollment_intensity_pct', value: (t) => t.enrollment_intensity_pct },
-  { header: 'Disb. %', field: 'disbursement_pct', value: (t) => t.disbursement_pct },
-  { header: 'Equal Sub', field: 'equal.subsidized', value: (t) => t.equal.subsidized },
-  { header: 'Equal Unsub', field: 'equal.unsubsidized', value: (t) => t.equal.unsubsidized },
-  { header: 'Equal Grad PLUS', field: 'equal.grad_plus', value: (t) => t.equal.grad_plus },
-  { header: 'Prop. Sub', field: 'proportional.subsidized', value: (t) => t.proportional?.subsidized ?? null },
-  { header: 'Prop. Unsub', field: 'proportional.unsubsidized', value: (t) => t.proportional?.unsubsidized ?? null },
-  { header: 'Prop. Grad PLUS', field: 'proportional.grad_plus', value: (t) => t.proportional?.grad_plus ?? null },
-  { header: 'Adj. Sub', field: 'adjustment_sub', value: (t) => t.adjustment_sub },
-  { header: 'Adj. Unsub', field: 'adjustment_unsub', value: (t) => t.adjustment_unsub },
-  { header: 'Adj. Grad PLUS', field: 'adjustment_grad_plus', value: (t) => t.adjustment_grad_plus },
-  { header: 'Adj. source', field: 'adjustment_source_index', value: (t) => t.adjustment_source_index },
-];
-
-/** The totals row under the same columns (empty where a column has no total; total_proportional equals
- * total_equal when the proportional option is not offered). */
-export function totalCells(result: CalculationResult): { text: string; path: string | null }[] {
-  const proportional = result.total_proportional;
-  const cell = (path: string, value: unknown) => ({ text: formatValue(value), path });
-  return RESULT_COLUMNS.map((c) => {
-    switch (c.field) {
-      case 'label':
-        return { text: 'Total', path: null };
-      case 'equal.subsidized':
-        return cell('total_equal.subsidized', result.total_equal.subsidized);
-      case 'equal.unsubsidized':
-        return cell('total_equal.unsubsidized', result.total_equal.unsubsidized);
-      case 'equal.grad_plus':
-        return cell('total_equal.grad_plus', result.total_equal.grad_plus);
-      case 'proportional.subsidized':
-        return cell('total_proportional.subsidized', proportional.subsidized);
-      case 'proportional.unsubsidized':
-        return cell('total_proportional.unsubsidized', proportional.unsubsidized);
-      case 'proportional.grad_plus':
-        return cell('total_proportional.grad_plus', proportional.grad_plus);
-      default:
-        return { text: '', path: null };
-    }
-  });
+/** One option of the school policy on page 1: its name, the value in force in words, default or the school's. */
+export interface PolicyLine {
+  option: PolicyOptionName;
+  label: string;
+  value: string;
+  note: string;
 }
 
-/** The adjusted terms' explanations: [term label, sentence]. */
-export function adjustmentNotes(result: CalculationResult): [string, string][] {
-  return result.terms.filter((t) => t.adjustment_explanation !== '').map((t) => [t.label, t.adjustment_explanation]);
+export const SERVICE_DEFAULT = 'service default';
+
+/**
+ * Page 1's school policy: the options the school set apart from the service default, and one sentence for the
+ * others (Appendix A lists every option).
+ */
+export function policyOnPage1(summary: WorksheetSummary): { chosen: PolicyLine[]; rest: string } {
+  const chosen = policyLines(summary).filter((p) => p.note !== SERVICE_DEFAULT);
+  return {
+    chosen,
+    rest:
+      chosen.length === 0
+        ? 'Every option at the service default (listed in Appendix A).'
+        : 'Every other option at the service default (listed in Appendix A).',
+  };
 }
 
-/** A step's output as "path = value" lines. */
-export function outputLines(step: TraceStep): string[] {
-  return Object.entries(step.output).map(([path, value]) => `${path} = ${formatValue(value)}`);
+export function policyLines(summary: WorksheetSummary): PolicyLine[] {
+  return summary.policy.map((p) => ({
+    option: p.option,
+    label: p.label,
+    value: p.value_label,
+    note: p.is_default ? SERVICE_DEFAULT : `school’s choice; the default: ${p.default_label}`,
+  }));
 }
 
-/** A step's inputs as "name = value" pairs. */
-export function inputLines(step: TraceStep): string[] {
-  return Object.entries(step.inputs).map(([name, value]) => `${name} = ${formatValue(value)}`);
+/** The loans the schedule shows: Grad PLUS only for a student who can have it. */
+export function scheduleLoans(summary: WorksheetSummary): SummaryLoan[] {
+  return summary.annual.map((a) => a.loan);
 }
+
+/**
+ * The schedule's term and status columns, in percent of the width, for `amounts` amount columns: narrower with six
+ * (so that "Unsubsidized" fits its column), wider with fewer (the status cell holds the term's notes).
+ */
+export function scheduleShares(amounts: number): [number, number] {
+  return amounts > 4 ? [11, 17] : [12, 24];
+}
+
+export const LOAN_SHORT: Readonly<Record<SummaryLoan, string>> = {
+  subsidized: 'Subsidized',
+  unsubsidized: 'Unsubsidized',
+  grad_plus: 'Grad PLUS',
+};
+
+/** The citations of the annual amounts, each once. */
+export function annualCitations(summary: WorksheetSummary): string[] {
+  return [...new Set(summary.annual.map((a) => a.citation))];
+}
+
+/** The lines to sign at the end of page 1. */
+export const SIGNATURES = ['Prepared by', 'Reviewed by'] as const;
+
+export const NONE = 'None.';

@@ -371,7 +371,7 @@ describe('OpenAPI 3.1 document', () => {
 
 describe('the document as served, with the async jobs paths added through the extension point', () => {
   it('is still valid OpenAPI 3.1', async () => {
-    for (const store of ['redis', 'memory'] as const) {
+    for (const store of ['redis', 'local'] as const) {
       const full = buildOpenApiDocument({
         paths: jobsOpenApiPaths({ ttlSeconds: 86_400, maxBytes: 512 * 1024 * 1024, store }),
       }) as unknown as Record<string, unknown> & { paths: Record<string, unknown> };
@@ -383,10 +383,10 @@ describe('the document as served, with the async jobs paths added through the ex
     }
   });
 
-  it('POST /v1/jobs takes the same query parameters as the bulk door (charset, delimiter, extra_columns, bom, output_delimiter, policy.*)', () => {
+  it('POST /v1/jobs takes the query parameters of the bulk door (charset, delimiter, extra_columns, bom, output_delimiter, policy.*) and callback_url', () => {
     type Op = { parameters?: { in: string; name: string }[] };
     const full = buildOpenApiDocument({
-      paths: jobsOpenApiPaths({ ttlSeconds: 86_400, maxBytes: 1 << 20, store: 'memory' }),
+      paths: jobsOpenApiPaths({ ttlSeconds: 86_400, maxBytes: 1 << 20, store: 'local' }),
     }) as unknown as { paths: Record<string, { post?: Op }> };
     const queryOf = (path: string) =>
       (full.paths[path]?.post?.parameters ?? [])
@@ -397,6 +397,6 @@ describe('the document as served, with the async jobs paths added through the ex
     expect(queryOf('/v1/calculate/bulk')).toEqual(
       ['bom', 'charset', 'delimiter', 'extra_columns', 'output_delimiter', ...policy].sort(),
     );
-    expect(queryOf('/v1/jobs')).toEqual(queryOf('/v1/calculate/bulk'));
+    expect(queryOf('/v1/jobs')).toEqual([...queryOf('/v1/calculate/bulk'), 'callback_url'].sort());
   });
 });
