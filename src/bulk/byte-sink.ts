@@ -18,10 +18,13 @@ export class ByteSink {
   buf: Buffer;
   used = 0;
 
-  /** A buffer of `size` bytes (at least MIN_BYTES), or `initial` when it is at least that large. */
-  constructor(size: number, initial?: ArrayBuffer) {
+  /**
+   * A buffer of `size` bytes (at least MIN_BYTES), or `initial` when it holds at least `reuse` bytes (default
+   * `size`): a lent buffer a little smaller than the estimate is taken, and grown in the rare case it is needed.
+   */
+  constructor(size: number, initial?: ArrayBuffer, reuse = size) {
     const n = Math.max(MIN_BYTES, size);
-    this.buf = initial !== undefined && initial.byteLength >= n ? Buffer.from(initial) : Buffer.allocUnsafeSlow(n);
+    this.buf = initial !== undefined && initial.byteLength >= reuse ? Buffer.from(initial) : Buffer.allocUnsafeSlow(n);
   }
 
   /** Room for `n` more bytes. */

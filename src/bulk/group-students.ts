@@ -33,8 +33,8 @@ export const MAX_ROWS_PER_STUDENT = 64;
  */
 export class StudentIdSet {
   private mask: number;
-  private table: Uint32Array;
-  private arena: Uint8Array;
+  private table: Uint32Array<ArrayBuffer>;
+  private arena: Uint8Array<ArrayBuffer>;
   private used = 0;
   private count = 0;
 
@@ -53,6 +53,20 @@ export class StudentIdSet {
   /** Bytes held by the index (table and arena capacity). */
   get bytes(): number {
     return this.table.byteLength + this.arena.byteLength;
+  }
+
+  /**
+   * Gives the memory back now (the set is empty afterwards): at a million students it holds ~24 MB, which would
+   * otherwise stay resident until the thread's next full garbage collection, maybe the whole computation later.
+   */
+  release(): void {
+    free(this.table);
+    free(this.arena);
+    this.table = new Uint32Array(16);
+    this.arena = new Uint8Array(16);
+    this.mask = 15;
+    this.used = 0;
+    this.count = 0;
   }
 
   /** Adds `id` first seen on `line` (≥ 1); returns 0 when it was new, else the line where it was first seen. */
@@ -126,6 +140,7 @@ export class StudentIdSet {
     while (cap < min) cap *= 2;
     const next = new Uint8Array(cap);
     next.set(this.arena.subarray(0, this.used));
+    free(this.arena);
     this.arena = next;
   }
 
@@ -159,9 +174,15 @@ export class StudentIdSet {
       while (table[slot] !== 0) slot = (slot + 1) & mask;
       table[slot] = at + 1;
     }
+    free(this.table);
     this.table = table;
     this.mask = mask;
   }
+}
+
+/** Frees a typed array's memory at once (detaching its buffer), instead of when it is garbage collected. */
+function free(array: Uint8Array<ArrayBuffer> | Uint32Array<ArrayBuffer>): void {
+  array.buffer.transfer(0);
 }
 
 /** Final avalanche (murmur3 fmix32) so the low bits used for the slot depend on every character. */

@@ -206,7 +206,7 @@ export async function runBulk(options: RunBulkOptions): Promise<BulkSummary> {
       {
         runner: chosen,
         output,
-        maxInflight: config.BULK_MAX_INFLIGHT_CHUNKS,
+        maxInflight: Math.min(config.BULK_MAX_INFLIGHT_CHUNKS, chosen.inflightLimit ?? Number.POSITIVE_INFINITY),
         signal,
         onProgress: options.onProgress,
         onChunkError: options.onChunkError,

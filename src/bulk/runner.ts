@@ -77,6 +77,12 @@ export interface ChunkOutput extends ChunkOutcome {
 export interface ChunkRunner {
   readonly kind: RunnerKind;
   /**
+   * Optional: the most chunks of one run worth having in flight on this runner; the pipeline keeps at most this
+   * many and BULK_MAX_INFLIGHT_CHUNKS. A pool of threads says twice its threads: one computing and one done per
+   * thread keep every thread busy, and each chunk in flight holds its output buffer (~2 MB).
+   */
+  readonly inflightLimit?: number;
+  /**
    * Runs one chunk. Rejects only when the chunk could not be run at all (pool closed, queue timeout after
    * retries); bad student data never rejects: it becomes error rows inside `text`.
    */

@@ -59,6 +59,7 @@ export class StudentRuns {
 
   /** The 400 of a file sorted by term (see above), or undefined. Drops the set of ids. */
   end(): AppError | undefined {
+    this.seen?.release();
     this.seen = undefined;
     const split = this.nonContiguous.size;
     if (this.firstSplit === undefined || split <= this.distinct * TERM_SORTED_SHARE) return undefined;

@@ -94,7 +94,8 @@ export const EnvSchema = z.object({
   BULK_MAX_INFLIGHT_CHUNKS: doc(int(1, 1024).default(8), {
     section: 'Bulk files',
     advanced: true,
-    description: 'Chunks of one bulk request in flight (running or waiting to be written) at once.',
+    description:
+      'Chunks of one bulk request in flight (running or waiting to be written) at once; on the local pool at most twice its threads.',
   }),
   BULK_SYNC_MAX_ROWS: doc(int(0, 10_000_000).default(2000), {
     section: 'Bulk files',

@@ -9,6 +9,7 @@ import { metrics } from '../../metrics.ts';
 export function instrumentRunner(inner: ChunkRunner): ChunkRunner {
   const wrapped: ChunkRunner = {
     kind: inner.kind,
+    inflightLimit: inner.inflightLimit,
     async run(task: ChunkTask): Promise<ChunkOutput> {
       const end = metrics.chunkDuration.startTimer({ runner: inner.kind });
       try {

@@ -93,6 +93,7 @@ export function createPoolRunner(options: PoolRunnerOptions): PoolRunner {
   return {
     kind: 'pool',
     threads,
+    inflightLimit: Math.max(4, 2 * threads),
     async run(task: ChunkTask): Promise<ChunkOutput> {
       if (closing !== undefined) throw new Error('the worker pool is closed');
       // Payload bytes on a SharedArrayBuffer reach the thread without a copy; else the string is cloned.
