@@ -90,14 +90,14 @@ export const PAGE_WORDS = {
   subsidized_amount: {
     label: 'Subsidized eligibility',
     hint: 'need-based',
-    help: 'The Direct Subsidized amount the student’s need allows before the reduction, e.g. $3,500; 0 without need.',
-    ask: 'enter the subsidized eligibility in dollars, such as 3,500',
+    help: 'The Direct Subsidized amount the student’s need allows before the reduction, e.g. $2,750; 0 without need.',
+    ask: 'enter the subsidized eligibility in dollars, such as 2,750',
   },
   total_limit: {
     label: 'School’s loan limit',
     hint: 'if the school sets one',
-    help: 'A limit the school sets on the student’s Direct Loans for the program, e.g. $5,500.',
-    ask: 'enter the school’s limit in dollars, such as 5,500',
+    help: 'A limit the school sets on the student’s Direct Loans for the program, e.g. $6,000.',
+    ask: 'enter the school’s limit in dollars, such as 6,000',
     more: true,
   },
   final_period_of_program: {

@@ -102,7 +102,7 @@ export function fieldOf(path: string): { def: FieldDef; term: number | null } | 
 }
 
 /**
- * An amount or a credit count as people type it, made ready for the service: `$3,500` → `3500`, `3,500.00` → `3500`,
+ * An amount or a credit count as people type it, made ready for the service: `$2,750` → `2750`, `2,750.00` → `2750`,
  * ` 7.50 ` → `7.5`. Text that is not a number that way is returned trimmed, for the service to refuse in words.
  */
 export function normaliseNumber(text: string): string {

@@ -134,7 +134,7 @@ describe('an officer’s students', () => {
     const errors = await page.locator('#form-errors li').allTextContents();
     expect(errors).toEqual(
       expect.arrayContaining([
-        'Enter the subsidized eligibility in dollars, such as 3,500 — it cannot be negative.',
+        'Enter the subsidized eligibility in dollars, such as 2,750 — it cannot be negative.',
         'Fall: enter the credits that make the term full time, such as 12.',
       ]),
     );
