@@ -10,7 +10,8 @@ import { apiFetch, saveAs } from './api.ts';
 import { formatDollars, formatNumber, h, inert } from './dom.ts';
 import type { StudentIdentity } from './form.ts';
 import type { Disbursement } from './policy.ts';
-import { summaryView, type WorksheetSummary } from './worksheet-summary.ts';
+import type { WorksheetSummary } from './summary-types.ts';
+import { summaryView } from './worksheet-summary.ts';
 import { inWords, isDollars, pathWords, statusWords } from './words.ts';
 
 export const WORKSHEET_PATH = '/v1/calculate/worksheet';
