@@ -9,7 +9,7 @@
 export interface RuleCitation {
   /** The citation as written in rules.md §0. */
   readonly citation: string;
-  /** The short form printed beside a figure of the summary ("HEA §455(a)(7); 34 CFR 685.203(m)"). */
+  /** The short form printed beside a figure of the summary ("HEA §455(a); 34 CFR 685.203(m)(1)"). */
   readonly short: string;
 }
 
@@ -23,7 +23,7 @@ export const CITATIONS = Object.freeze({
     'HEA §455(a) as amended by Pub. L. 119-21 §81001 (July 4, 2025): reduced in direct proportion to ' +
       'less-than-full-time enrollment, rounded to the nearest whole percentage point; 34 CFR 685.203(m)(1), RISE ' +
       'final rule, 91 FR 23768 (May 1, 2026), effective July 1, 2026',
-    'HEA §455(a)(7); 34 CFR 685.203(m)',
+    'HEA §455(a); 34 CFR 685.203(m)(1)',
   ),
   /** Credits below half time still count in the year's sum (§3): a relayed reading, not a published one. */
   belowHalfTimeCounted: cite(

@@ -62,7 +62,7 @@ const PercentageSummarySchema = z.strictObject({
       '("8 ÷ 24 ≈ 0.3333 (used as the exact fraction)", "12 ÷ 36 ≈ 0.3333 → 0.33 (rounded to 2 places)").',
   ),
   text: text('What the percentage means for this student, in sentences.'),
-  citation: text('The short legal citation ("HEA §455(a)(7); 34 CFR 685.203(m)").'),
+  citation: text('The short legal citation ("HEA §455(a); 34 CFR 685.203(m)(1)").'),
   limits: z.array(ProratedLimitSchema).meta({ description: 'The prorated limits of a final period; empty otherwise.' }),
 });
 

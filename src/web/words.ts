@@ -73,7 +73,7 @@ export function inWords(text: string): string {
   );
 }
 
-/** A legal citation as the page prints it: `HEA §455(a)(7)` → "HEA section 455(a)(7)". */
+/** A legal citation as the page prints it: `HEA §455(a)` → "HEA section 455(a)". */
 export function citationWords(citation: string): string {
   return inWords(citation);
 }

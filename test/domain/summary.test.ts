@@ -104,7 +104,7 @@ describe('the arithmetic, as rules.md writes it', () => {
   it('FSA example 1: (6 + 9) ÷ 24 = 62.5% → 63%; $3,500 × 63% = $2,205; $2,000 × 63% = $1,260', () => {
     const s = summaryOf(example('FSA-1').input);
     expect(s.percentage).toMatchObject({ pct: 63, kind: 'reduction', arithmetic: '(6 + 9) ÷ 24 = 62.5% → 63%' });
-    expect(s.percentage.citation).toBe('HEA §455(a)(7); 34 CFR 685.203(m)');
+    expect(s.percentage.citation).toBe('HEA §455(a); 34 CFR 685.203(m)(1)');
     expect(s.annual.map((a) => [a.label, a.base, a.pct, a.amount, a.arithmetic, a.citation])).toEqual([
       ['Direct Subsidized', 3500, 63, 2205, '$3,500 × 63% = $2,205', CITATIONS.reduction.short],
       ['Direct Unsubsidized', 2000, 63, 1260, '$2,000 × 63% = $1,260', CITATIONS.reduction.short],
