@@ -121,7 +121,13 @@ export function renderComparison(
   const body: HTMLTableRowElement[] = [];
   for (const row of rows) {
     if (row.group)
-      body.push(h('tr', { class: 'group' }, h('th', { scope: 'colgroup', colspan: span }, inert(row.group))));
+      body.push(
+        h(
+          'tr',
+          { class: 'group' },
+          h('th', { scope: 'colgroup', colspan: span }, h('span', { class: 'pinned' }, inert(row.group))),
+        ),
+      );
     const first = tripleAt(answer.scenarios[0]?.differences, row.path);
     body.push(
       h(

@@ -116,6 +116,40 @@ describe('what if', () => {
   });
 });
 
+describe('what if on a phone', () => {
+  it('two scenarios scrolled sideways keep the row and group names in view', async () => {
+    const page = await fsa1WithWhatIf({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    await page.locator('#whatif .change-credits').first().pressSequentially('6');
+    await page.getByRole('button', { name: 'Add a scenario' }).click();
+    await page.locator('#whatif fieldset.scenario').nth(1).locator('.change-credits').first().pressSequentially('3');
+    await page.getByRole('button', { name: 'Compare' }).click();
+    await page.locator('#comparison-heading').waitFor();
+    const seen = await page.evaluate(() => {
+      const table = document.querySelector('.comparison-table') as HTMLElement;
+      const region = table.parentElement as HTMLElement;
+      region.scrollLeft = region.scrollWidth;
+      const left = region.getBoundingClientRect().left;
+      const lefts = (selector: string) =>
+        [...table.querySelectorAll<HTMLElement>(selector)].map((e) => e.getBoundingClientRect().left - left);
+      return {
+        scrolled: region.scrollLeft,
+        page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        rows: lefts("tbody th[scope='row']"),
+        groups: lefts('tr.group .pinned'),
+        groupsRight: [...table.querySelectorAll<HTMLElement>('tr.group .pinned')].map(
+          (e) => region.getBoundingClientRect().right - e.getBoundingClientRect().right,
+        ),
+      };
+    });
+    expect(seen.page).toBe(0); // the page itself never scrolls sideways: the table does, inside its region
+    expect(seen.scrolled).toBeGreaterThan(0);
+    expect(seen.rows.every((x) => Math.abs(x) < 1)).toBe(true);
+    expect(seen.groups.every((x) => x >= 0)).toBe(true);
+    expect(seen.groupsRight.every((x) => x >= 0)).toBe(true);
+    await page.locator('.comparison-table').screenshot({ path: `${SHOTS}53-whatif-phone-scrolled.png` });
+  });
+});
+
 describe.each([
   ['1280', { viewport: { width: 1280, height: 900 } }],
   ['390', { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true }],
