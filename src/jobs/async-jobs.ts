@@ -82,6 +82,10 @@ export interface AsyncJobsOptions {
   onJobEnded?: (record: JobRecord) => void | Promise<void>;
   /** How often orphaned jobs are looked for (default RECOVER_EVERY_MS). */
   recoverEveryMs?: number;
+  /** This process's instance (default INSTANCE), lease (LEASE_MS) and renewal period (LEASE_RENEW_MS): for tests. */
+  instance?: string;
+  leaseMs?: number;
+  renewEveryMs?: number;
 }
 
 /** What a submission carries besides its upload. */
@@ -105,6 +109,8 @@ export class AsyncJobs {
   readonly #mapError: ErrorMapper;
   readonly #ending: JobEnding;
   readonly #ttlMs: number;
+  readonly #instance: string;
+  readonly #leaseMs: number;
   readonly #waiting: PendingJob[] = [];
   readonly #running = new Map<string, { abort: AbortController; done: Promise<void> }>();
   readonly #leaseTimer: NodeJS.Timeout;
@@ -121,8 +127,10 @@ export class AsyncJobs {
     this.#runBulk = options.runBulk;
     this.#mapError = mapError;
     this.#ttlMs = options.config.JOB_TTL_SECONDS * 1000;
+    this.#instance = options.instance ?? INSTANCE;
+    this.#leaseMs = options.leaseMs ?? LEASE_MS;
     this.#ending = new JobEnding(this.store, this.#ttlMs, this.#logger, options.onJobEnded);
-    this.#leaseTimer = setInterval(() => void this.#renewLeases(), LEASE_RENEW_MS);
+    this.#leaseTimer = setInterval(() => void this.#renewLeases(), options.renewEveryMs ?? LEASE_RENEW_MS);
     this.#leaseTimer.unref();
     this.#recoverTimer = setInterval(() => void this.recover(), options.recoverEveryMs ?? RECOVER_EVERY_MS);
     this.#recoverTimer.unref();
@@ -177,9 +185,9 @@ export class AsyncJobs {
       error_rows: 0,
       error: null,
       fingerprint,
-      lease_until: now.getTime() + LEASE_MS,
+      lease_until: now.getTime() + this.#leaseMs,
       owner,
-      instance: INSTANCE,
+      instance: this.#instance,
       policy: resolvePolicy(upload.policy, this.#config.SOR_POLICY),
       stats: emptyResultStats(),
       all_outputs: true,
@@ -232,7 +240,8 @@ export class AsyncJobs {
       store: this.store,
       files: this.files,
       logger: this.#logger,
-      leaseMs: LEASE_MS,
+      instance: this.#instance,
+      leaseMs: this.#leaseMs,
       holds: (id) => this.#holds(id),
       resume: (record, path, facts) => {
         if (this.#closed) return false;
@@ -264,7 +273,7 @@ export class AsyncJobs {
     for (const id of ids) {
       let mine: boolean;
       try {
-        mine = await this.store.renew(id, INSTANCE, now + LEASE_MS, expiresAt);
+        mine = await this.store.renew(id, this.#instance, now + this.#leaseMs, expiresAt);
       } catch (err) {
         this.#logger.warn({ job: keyTag(id), err: (err as Error).message }, 'async job: could not renew the lease');
         continue;
@@ -307,13 +316,13 @@ export class AsyncJobs {
         runners: this.#runners,
         runBulk: this.#runBulk,
         mapError: this.#mapError,
-        leaseMs: LEASE_MS,
+        leaseMs: this.#leaseMs,
         ttlMs: this.#ttlMs,
         update: (patch) => this.#update(id, patch),
         markEnded: async (status, error) => {
           await this.#ending.mark(id, status, error);
         },
-        release: () => this.store.release(id, INSTANCE),
+        release: () => this.store.release(id, this.#instance),
         cancelledElsewhere: () => this.#cancelledElsewhere(id),
         cancel: () => this.#running.get(id)?.abort.abort(CANCELLED),
       },
@@ -362,7 +371,7 @@ export class AsyncJobs {
     clearInterval(this.#recoverTimer);
     await this.#recovering;
     for (const p of this.#waiting.splice(0)) {
-      await this.store.release(p.record.id, INSTANCE).catch((err: unknown) => {
+      await this.store.release(p.record.id, this.#instance).catch((err: unknown) => {
         this.#logger.warn({ job: keyTag(p.record.id), err: (err as Error).message }, 'async job: not released');
       });
     }
