@@ -12,7 +12,8 @@
  * LEASE_RENEW_MS. The job's upload stays on disk until the job ends. When the process stops (SIGKILL, a crash, or
  * SIGTERM, which hands its jobs back once the drain time is over), the job is resumed by a process that has its
  * upload: the restarted API, or another API process sharing JOBS_DIR (src/jobs/job-recovery.ts, every
- * RECOVER_EVERY_MS and at start-up). The job runs again from its upload, afresh, and gives the same bytes. A job
+ * RECOVER_EVERY_MS and at start-up). The job runs again from its upload, afresh, and gives the same bytes; a
+ * process only stalled past its lease finds its run fenced when it wakes and stops (src/jobs/fencing.ts). A job
  * no process resumes within RESUME_GRACE_MS of its lease's end reads as failed (src/jobs/job-store.ts).
  *
  * The upload is read once before the job is created (sha256, size and student count in one pass, see
@@ -48,6 +49,7 @@ import { reservationFor, type StoreHeadroom } from './result-quota.ts';
 import { diskFullAsAppError, removeSpoolFile } from './spool.ts';
 import { JobFiles, type UploadFacts } from './job-files.ts';
 import { INSTANCE } from './instance.ts';
+import { FIRST_ATTEMPT, attemptOf, isFenced } from './fencing.ts';
 import { recoverJobs } from './job-recovery.ts';
 import { JobEnding } from './job-ending.ts';
 import type { JobPatch, JobRecord, JobStore, ResultFormat } from './job-store.ts';
@@ -188,6 +190,7 @@ export class AsyncJobs {
       lease_until: now.getTime() + this.#leaseMs,
       owner,
       instance: this.#instance,
+      attempt: FIRST_ATTEMPT,
       policy: resolvePolicy(upload.policy, this.#config.SOR_POLICY),
       stats: emptyResultStats(),
       all_outputs: true,
@@ -257,12 +260,17 @@ export class AsyncJobs {
     return this.#recovering;
   }
 
-  async #update(id: string, patch: JobPatch): Promise<void> {
+  /** Writes a run's patch (fenced by its attempt); false when fenced: the run is aborted, it lost the job. */
+  async #update(id: string, patch: JobPatch, attempt: number): Promise<boolean> {
     try {
-      await this.store.update(id, patch);
+      await this.store.update(id, patch, attempt);
     } catch (err) {
-      this.#logger.warn({ job: keyTag(id), err: (err as Error).message }, 'async job: could not update the job store');
+      const fenced = isFenced(err);
+      if (fenced) this.#running.get(id)?.abort.abort(LOST);
+      else this.#logger.warn({ job: keyTag(id), err: (err as Error).message }, 'async job: job store update failed');
+      return !fenced;
     }
+    return true;
   }
 
   /** Renews the leases of the jobs here; a job another process took over (or that ended elsewhere) is let go. */
@@ -308,6 +316,7 @@ export class AsyncJobs {
 
   #run(pending: PendingJob, signal: AbortSignal) {
     const id = pending.record.id;
+    const attempt = attemptOf(pending.record);
     return runJob(
       {
         store: this.store,
@@ -318,10 +327,8 @@ export class AsyncJobs {
         mapError: this.#mapError,
         leaseMs: this.#leaseMs,
         ttlMs: this.#ttlMs,
-        update: (patch) => this.#update(id, patch),
-        markEnded: async (status, error) => {
-          await this.#ending.mark(id, status, error);
-        },
+        update: (patch) => this.#update(id, patch, attempt),
+        markEnded: async (status, error) => (await this.#ending.mark(id, status, error, attempt)) !== 'fenced',
         release: () => this.store.release(id, this.#instance),
         cancelledElsewhere: () => this.#cancelledElsewhere(id),
         cancel: () => this.#running.get(id)?.abort.abort(CANCELLED),
