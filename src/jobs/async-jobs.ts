@@ -12,7 +12,8 @@
  * LEASE_RENEW_MS. The job's upload stays on disk until the job ends. When the process stops (SIGKILL, a crash, or
  * SIGTERM, which hands its jobs back once the drain time is over), the job is resumed by a process that has its
  * upload: the restarted API, or another API process sharing JOBS_DIR (src/jobs/job-recovery.ts, every
- * RECOVER_EVERY_MS and at start-up). The job runs again from its upload, afresh, and gives the same bytes. A job
+ * RECOVER_EVERY_MS and at start-up). The job runs again from its upload, afresh, and gives the same bytes; a
+ * process only stalled past its lease finds its run fenced when it wakes and stops (src/jobs/fencing.ts). A job
  * no process resumes within RESUME_GRACE_MS of its lease's end reads as failed (src/jobs/job-store.ts).
  *
  * The upload is read once before the job is created (sha256, size and student count in one pass, see
@@ -48,6 +49,7 @@ import { reservationFor, type StoreHeadroom } from './result-quota.ts';
 import { diskFullAsAppError, removeSpoolFile } from './spool.ts';
 import { JobFiles, type UploadFacts } from './job-files.ts';
 import { INSTANCE } from './instance.ts';
+import { FIRST_ATTEMPT, attemptOf, isFenced } from './fencing.ts';
 import { recoverJobs } from './job-recovery.ts';
 import { JobEnding } from './job-ending.ts';
 import type { JobPatch, JobRecord, JobStore, ResultFormat } from './job-store.ts';
@@ -82,6 +84,10 @@ export interface AsyncJobsOptions {
   onJobEnded?: (record: JobRecord) => void | Promise<void>;
   /** How often orphaned jobs are looked for (default RECOVER_EVERY_MS). */
   recoverEveryMs?: number;
+  /** This process's instance (default INSTANCE), lease (LEASE_MS) and renewal period (LEASE_RENEW_MS): for tests. */
+  instance?: string;
+  leaseMs?: number;
+  renewEveryMs?: number;
 }
 
 /** What a submission carries besides its upload. */
@@ -105,6 +111,8 @@ export class AsyncJobs {
   readonly #mapError: ErrorMapper;
   readonly #ending: JobEnding;
   readonly #ttlMs: number;
+  readonly #instance: string;
+  readonly #leaseMs: number;
   readonly #waiting: PendingJob[] = [];
   readonly #running = new Map<string, { abort: AbortController; done: Promise<void> }>();
   readonly #leaseTimer: NodeJS.Timeout;
@@ -121,8 +129,10 @@ export class AsyncJobs {
     this.#runBulk = options.runBulk;
     this.#mapError = mapError;
     this.#ttlMs = options.config.JOB_TTL_SECONDS * 1000;
+    this.#instance = options.instance ?? INSTANCE;
+    this.#leaseMs = options.leaseMs ?? LEASE_MS;
     this.#ending = new JobEnding(this.store, this.#ttlMs, this.#logger, options.onJobEnded);
-    this.#leaseTimer = setInterval(() => void this.#renewLeases(), LEASE_RENEW_MS);
+    this.#leaseTimer = setInterval(() => void this.#renewLeases(), options.renewEveryMs ?? LEASE_RENEW_MS);
     this.#leaseTimer.unref();
     this.#recoverTimer = setInterval(() => void this.recover(), options.recoverEveryMs ?? RECOVER_EVERY_MS);
     this.#recoverTimer.unref();
@@ -177,9 +187,10 @@ export class AsyncJobs {
       error_rows: 0,
       error: null,
       fingerprint,
-      lease_until: now.getTime() + LEASE_MS,
+      lease_until: now.getTime() + this.#leaseMs,
       owner,
-      instance: INSTANCE,
+      instance: this.#instance,
+      attempt: FIRST_ATTEMPT,
       policy: resolvePolicy(upload.policy, this.#config.SOR_POLICY),
       stats: emptyResultStats(),
       all_outputs: true,
@@ -232,7 +243,8 @@ export class AsyncJobs {
       store: this.store,
       files: this.files,
       logger: this.#logger,
-      leaseMs: LEASE_MS,
+      instance: this.#instance,
+      leaseMs: this.#leaseMs,
       holds: (id) => this.#holds(id),
       resume: (record, path, facts) => {
         if (this.#closed) return false;
@@ -248,12 +260,17 @@ export class AsyncJobs {
     return this.#recovering;
   }
 
-  async #update(id: string, patch: JobPatch): Promise<void> {
+  /** Writes a run's patch (fenced by its attempt); false when fenced: the run is aborted, it lost the job. */
+  async #update(id: string, patch: JobPatch, attempt: number): Promise<boolean> {
     try {
-      await this.store.update(id, patch);
+      await this.store.update(id, patch, attempt);
     } catch (err) {
-      this.#logger.warn({ job: keyTag(id), err: (err as Error).message }, 'async job: could not update the job store');
+      const fenced = isFenced(err);
+      if (fenced) this.#running.get(id)?.abort.abort(LOST);
+      else this.#logger.warn({ job: keyTag(id), err: (err as Error).message }, 'async job: job store update failed');
+      return !fenced;
     }
+    return true;
   }
 
   /** Renews the leases of the jobs here; a job another process took over (or that ended elsewhere) is let go. */
@@ -264,7 +281,7 @@ export class AsyncJobs {
     for (const id of ids) {
       let mine: boolean;
       try {
-        mine = await this.store.renew(id, INSTANCE, now + LEASE_MS, expiresAt);
+        mine = await this.store.renew(id, this.#instance, now + this.#leaseMs, expiresAt);
       } catch (err) {
         this.#logger.warn({ job: keyTag(id), err: (err as Error).message }, 'async job: could not renew the lease');
         continue;
@@ -299,6 +316,7 @@ export class AsyncJobs {
 
   #run(pending: PendingJob, signal: AbortSignal) {
     const id = pending.record.id;
+    const attempt = attemptOf(pending.record);
     return runJob(
       {
         store: this.store,
@@ -307,13 +325,11 @@ export class AsyncJobs {
         runners: this.#runners,
         runBulk: this.#runBulk,
         mapError: this.#mapError,
-        leaseMs: LEASE_MS,
+        leaseMs: this.#leaseMs,
         ttlMs: this.#ttlMs,
-        update: (patch) => this.#update(id, patch),
-        markEnded: async (status, error) => {
-          await this.#ending.mark(id, status, error);
-        },
-        release: () => this.store.release(id, INSTANCE),
+        update: (patch) => this.#update(id, patch, attempt),
+        markEnded: async (status, error) => (await this.#ending.mark(id, status, error, attempt)) !== 'fenced',
+        release: () => this.store.release(id, this.#instance),
         cancelledElsewhere: () => this.#cancelledElsewhere(id),
         cancel: () => this.#running.get(id)?.abort.abort(CANCELLED),
       },
@@ -362,7 +378,7 @@ export class AsyncJobs {
     clearInterval(this.#recoverTimer);
     await this.#recovering;
     for (const p of this.#waiting.splice(0)) {
-      await this.store.release(p.record.id, INSTANCE).catch((err: unknown) => {
+      await this.store.release(p.record.id, this.#instance).catch((err: unknown) => {
         this.#logger.warn({ job: keyTag(p.record.id), err: (err as Error).message }, 'async job: not released');
       });
     }

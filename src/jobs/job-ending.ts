@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import { keyTag } from '../log-tag.ts';
 import type { JobError, JobRecord, JobStore } from './job-store.ts';
+import { isFenced } from './fencing.ts';
 
 /** Marking a job is retried this many times, this far apart (ms), before it is left to its lease. */
 const MARK_ATTEMPTS = 5;
@@ -30,20 +31,31 @@ export class JobEnding {
     this.#onJobEnded = onJobEnded;
   }
 
-  /** Marks the job failed or cancelled, its results deleted; resolves with the record as stored, if written. */
-  async mark(id: string, status: 'failed' | 'cancelled', error: JobError): Promise<JobRecord | undefined> {
+  /**
+   * Marks the job failed or cancelled, its results deleted; resolves with the record as stored, if written. With
+   * `run` (the attempt of the run that ended: src/jobs/fencing.ts), 'fenced' when the job is another run's now:
+   * nothing written.
+   */
+  async mark(
+    id: string,
+    status: 'failed' | 'cancelled',
+    error: JobError,
+    run?: number,
+  ): Promise<JobRecord | undefined | 'fenced'> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.#store.clearResult(id);
+        await this.#store.clearResult(id, run);
         const finished = Date.now();
-        await this.#store.update(id, {
+        const patch = {
           status,
           finished_at: new Date(finished).toISOString(),
           expires_at: new Date(finished + this.#ttlMs).toISOString(),
           error,
-        });
+        };
+        await this.#store.update(id, patch, run);
         return await this.#store.get(id);
       } catch (err) {
+        if (isFenced(err)) return 'fenced';
         if (attempt >= MARK_ATTEMPTS) {
           this.#logger.error(
             { job: keyTag(id), err: (err as Error).message },
@@ -70,6 +82,6 @@ export class JobEnding {
   /** Marks, then announces the status the job has once marked (a job cancelled meanwhile stays cancelled). */
   async end(id: string, status: 'failed' | 'cancelled', error: JobError): Promise<void> {
     const record = await this.mark(id, status, error);
-    if (record !== undefined) await this.announce(id, record);
+    if (record !== undefined && record !== 'fenced') await this.announce(id, record);
   }
 }

@@ -17,7 +17,7 @@ import { AppError } from '../errors.ts';
 import { keyTag } from '../log-tag.ts';
 import { ABANDONED_ERROR, FINAL_STATUSES, type JobError, type JobRecord, type JobStore } from './job-store.ts';
 import type { JobFiles, UploadFacts } from './job-files.ts';
-import { INSTANCE, instanceGone } from './instance.ts';
+import { instanceGone } from './instance.ts';
 
 /** An upload without a job is deleted once this old (its job may be being created right now). */
 export const STRAY_UPLOAD_MS = 2 * 60_000;
@@ -26,6 +26,8 @@ export interface RecoveryContext {
   store: JobStore;
   files: JobFiles;
   logger: Logger;
+  /** This process's instance (src/jobs/instance.ts). */
+  instance: string;
   leaseMs: number;
   /** True when a run of this process waits for or runs the job. */
   holds(id: string): boolean;
@@ -46,10 +48,10 @@ async function recordOf(store: JobStore, id: string): Promise<JobRecord | undefi
 }
 
 /** True when no live process runs the job (this process's own jobs are always held, or about to be). */
-function orphaned(record: JobRecord, now: number): boolean {
+function orphaned(record: JobRecord, now: number, self: string): boolean {
   const instance = record.instance ?? '';
-  if (instance === INSTANCE) return false;
-  return instance === '' || record.lease_until < now || instanceGone(instance);
+  if (instance === self) return false;
+  return instance === '' || record.lease_until < now || instanceGone(instance, self);
 }
 
 export async function recoverJobs(ctx: RecoveryContext): Promise<void> {
@@ -65,22 +67,22 @@ export async function recoverJobs(ctx: RecoveryContext): Promise<void> {
       await ctx.files.remove(id);
       continue;
     }
-    if (!orphaned(record, now)) continue;
+    if (!orphaned(record, now, ctx.instance)) continue;
     const facts = await ctx.files.facts(id);
     if (facts === undefined) continue;
-    const claimed = await ctx.store.claim(id, record.instance ?? '', INSTANCE, Date.now() + ctx.leaseMs);
+    const claimed = await ctx.store.claim(id, record.instance ?? '', ctx.instance, Date.now() + ctx.leaseMs);
     if (claimed === undefined) continue; // another process was first, or it ended meanwhile
     const from = record.instance === '' ? 'released at shutdown' : 'its process stopped';
     if (ctx.resume(claimed, ctx.files.path(id), facts)) {
       ctx.logger.info({ job: keyTag(id), from }, 'async job resumed: it runs again from its upload');
     } else {
-      await ctx.store.release(id, INSTANCE);
+      await ctx.store.release(id, ctx.instance);
     }
   }
   await ctx.files.sweepStrays(STRAY_UPLOAD_MS, now);
   if (ctx.store.orphans === undefined) return;
   for (const record of await ctx.store.orphans(now)) {
-    if (ctx.holds(record.id) || !orphaned(record, now)) continue;
+    if (ctx.holds(record.id) || !orphaned(record, now, ctx.instance)) continue;
     if ((await ctx.files.facts(record.id)) !== undefined) continue; // resumed above, or by its neighbour
     ctx.logger.warn({ job: keyTag(record.id) }, 'async job: its upload is gone, it cannot run again');
     await ctx.fail(record.id, ABANDONED_ERROR);

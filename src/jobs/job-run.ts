@@ -6,7 +6,8 @@
  * every PROGRESS_EVERY_MS (the job's cancel mark is read then too), and the job ends completed, cancelled, or
  * failed with the run's error as a v1 envelope. A run stopped because its process shuts down hands the job back
  * (released: queued, its partial results deleted, its upload kept); one whose job another process took over
- * (lost) leaves it to that process.
+ * (lost: its lease could not be renewed, or one of its writes was fenced, src/jobs/fencing.ts) stops quietly with
+ * one log line, leaving the job, its results and its upload to that process: no status, no webhook.
  * AsyncJobs (async-jobs.ts) decides when a job runs, owns its lease and its upload; this file only runs it.
  */
 import { createReadStream } from 'node:fs';
@@ -32,6 +33,7 @@ import { keyTag } from '../log-tag.ts';
 import { metrics } from '../metrics.ts';
 import { ResultSink } from './result-sink.ts';
 import type { JobError, JobPatch, JobRecord, JobStore, ResultPart } from './job-store.ts';
+import { attemptOf, isFenced } from './fencing.ts';
 
 /** The abort reason of a job cancelled by DELETE /v1/jobs/{id}. */
 export const CANCELLED = 'cancelled';
@@ -77,10 +79,13 @@ export interface JobRunContext {
   leaseMs: number;
   /** JOB_TTL_SECONDS in ms: a finished job expires this long after it finished. */
   ttlMs: number;
-  /** Writes a patch of the job, logging (not throwing) when the store refuses it. */
-  update(patch: JobPatch): Promise<void>;
-  /** Marks the job failed with `error` (or cancelled), its partial results deleted. */
-  markEnded(status: 'failed' | 'cancelled', error: JobError): Promise<void>;
+  /**
+   * Writes a patch of the job for this run's attempt, logging (not throwing) when the store refuses it; false when
+   * the write was fenced (the run is aborted with LOST then).
+   */
+  update(patch: JobPatch): Promise<boolean>;
+  /** Marks the job failed with `error` (or cancelled), its partial results deleted; false when fenced. */
+  markEnded(status: 'failed' | 'cancelled', error: JobError): Promise<boolean>;
   /** Hands the job back to be run again (shutdown): queued, no instance, partial results deleted. */
   release(): Promise<void>;
   /** True when another API process answered a DELETE of the job. */
@@ -98,14 +103,14 @@ function partOf(output: keyof JobOutputs, format: 'csv' | 'ndjson'): ResultPart 
   return output === format ? 'result' : 'alternate';
 }
 
-/** Three gzip streams into the store, and the promise that they are stored. */
-function resultOutputs(ctx: JobRunContext, record: JobRecord) {
+/** Three gzip streams into the store for the run's attempt, and the promise that they are stored. */
+function resultOutputs(ctx: JobRunContext, record: JobRecord, attempt: number) {
   const sinks: ResultSink[] = [];
   const gzips: Gzip[] = [];
   const outputs = {} as Record<keyof JobOutputs, Writable>;
   for (const output of ['csv', 'ndjson', 'errors'] as const) {
     const gzip = createGzip({ level: RESULT_GZIP_LEVEL });
-    const sink = new ResultSink(ctx.store, record.id, partOf(output, record.format));
+    const sink = new ResultSink(ctx.store, record.id, partOf(output, record.format), attempt);
     gzips.push(gzip);
     sinks.push(sink);
     outputs[output] = gzip;
@@ -126,7 +131,7 @@ function resultOutputs(ctx: JobRunContext, record: JobRecord) {
       await stored;
       if (pipeError !== undefined) throw pipeError;
     },
-    /** The store's refusal (job_store_full) when it caused the failure. */
+    /** The store's refusal (job_store_full, or fenced) when it caused the failure. */
     failure: () => sinks.find((s) => s.failure !== undefined)?.failure,
     async destroy(): Promise<void> {
       for (const gzip of gzips) gzip.destroy();
@@ -140,16 +145,22 @@ function resultOutputs(ctx: JobRunContext, record: JobRecord) {
 export async function runJob(ctx: JobRunContext, pending: PendingJob, signal: AbortSignal): Promise<RunEnd> {
   const { record, path, nonContiguous, dialect, policy } = pending;
   const id = record.id;
+  const attempt = attemptOf(record);
   const log = ctx.logger.child({ job: keyTag(id) });
+  const lost = (): RunEnd => {
+    log.warn({ attempt }, 'async job taken over by another process: this run stops');
+    return 'lost';
+  };
   if (await ctx.cancelledElsewhere()) {
     log.info('async job cancelled before it started');
     return 'cancelled';
   }
-  await ctx.update({
+  const started = await ctx.update({
     status: 'running',
     started_at: new Date().toISOString(),
     lease_until: Date.now() + ctx.leaseMs,
   });
+  if (!started) return lost();
   metrics.jobTransitions.inc({ status: 'running' });
   log.info('async job running');
   // Progress is written at most every PROGRESS_EVERY_MS, and the last count of a burst is written when the window
@@ -184,7 +195,7 @@ export async function runJob(ctx: JobRunContext, pending: PendingJob, signal: Ab
     trailing = undefined;
     latest = undefined;
   };
-  const results = resultOutputs(ctx, record);
+  const results = resultOutputs(ctx, record, attempt);
   try {
     const summary = await ctx
       .runBulk({
@@ -204,37 +215,38 @@ export async function runJob(ctx: JobRunContext, pending: PendingJob, signal: Ab
       .finally(stopProgress);
     await results.finish();
     if (await ctx.cancelledElsewhere()) {
-      await ctx.store.clearResult(id);
+      await ctx.store.clearResult(id, attempt);
       log.info('async job cancelled while it finished');
       return 'cancelled';
     }
-    await ctx.store.settleResult(id);
+    await ctx.store.settleResult(id, attempt);
     const finished = Date.now();
-    await ctx.store.update(id, {
-      status: 'completed',
-      finished_at: new Date(finished).toISOString(),
-      expires_at: new Date(finished + ctx.ttlMs).toISOString(),
-      students_done: summary.students,
-      students_total: summary.students,
-      rows_done: summary.rows,
-      error_rows: summary.errorRows,
-      ...(summary.checks === undefined ? {} : { check_summary: summary.checks }),
-      ...(summary.stats === undefined ? {} : { stats: summary.stats }),
-    });
+    await ctx.store.update(
+      id,
+      {
+        status: 'completed',
+        finished_at: new Date(finished).toISOString(),
+        expires_at: new Date(finished + ctx.ttlMs).toISOString(),
+        students_done: summary.students,
+        students_total: summary.students,
+        rows_done: summary.rows,
+        error_rows: summary.errorRows,
+        ...(summary.checks === undefined ? {} : { check_summary: summary.checks }),
+        ...(summary.stats === undefined ? {} : { stats: summary.stats }),
+      },
+      attempt,
+    );
     metrics.jobTransitions.inc({ status: 'completed' });
     log.info({ students: summary.students, rows: summary.rows, errorRows: summary.errorRows }, 'async job completed');
     return 'completed';
   } catch (err) {
     const cause = results.failure() ?? err;
     await results.destroy();
+    if (isFenced(cause) || isFenced(err) || (signal.aborted && signal.reason === LOST)) return lost();
     if (signal.aborted && signal.reason === CANCELLED) {
-      await ctx.markEnded('cancelled', entryEnvelope('JOB_CANCELLED'));
+      if (!(await ctx.markEnded('cancelled', entryEnvelope('JOB_CANCELLED')))) return lost();
       log.info('async job cancelled while it ran');
       return 'cancelled';
-    }
-    if (signal.aborted && signal.reason === LOST) {
-      log.warn('async job taken over by another process: this run stops');
-      return 'lost';
     }
     if (signal.aborted && signal.reason === RELEASED) {
       await ctx.release().catch((err: unknown) => log.warn({ err: (err as Error).message }, 'async job: not released'));
@@ -242,8 +254,8 @@ export async function runJob(ctx: JobRunContext, pending: PendingJob, signal: Ab
       return 'released';
     }
     const error = ctx.mapError(cause);
+    if (!(await ctx.markEnded('failed', error))) return lost();
     log.warn({ err: (cause as Error)?.message, code: error.code }, 'async job failed');
-    await ctx.markEnded('failed', error);
     metrics.jobTransitions.inc({ status: 'failed' });
     return 'failed';
   }

@@ -31,6 +31,7 @@ export const FINAL_STATUSES: ReadonlySet<JobStatus> = new Set(['completed', 'fai
 export type ResultFormat = 'csv' | 'ndjson';
 export { RESULT_PARTS, type ResultPart } from './result-parts.ts';
 import type { ResultPart } from './result-parts.ts';
+import { attemptOf } from './fencing.ts';
 
 export interface JobError {
   code: string;
@@ -89,6 +90,11 @@ export interface JobRecord {
   all_outputs?: boolean;
   /** Where the job's end is announced (a signed webhook, src/webhooks/); null or absent: nowhere. */
   callback_url?: string | null;
+  /**
+   * The fencing token of the job's current run: FIRST_ATTEMPT when created, one more at every claim and hand-back
+   * (src/jobs/fencing.ts). Absent on older records: FIRST_ATTEMPT.
+   */
+  attempt?: number;
 }
 
 /** A page of one owner's jobs, newest first: ids below `before` (ids sort by creation time), at most `limit`. */
@@ -135,9 +141,10 @@ export interface JobStore {
   get(id: string): Promise<JobRecord | undefined>;
   /**
    * Merges `patch` into the job. A job that reached a final status keeps it (late progress writes change nothing),
-   * except that a finished job may become cancelled (DELETE removes its results).
+   * except that a finished job may become cancelled (DELETE removes its results). With `attempt` (a run's write),
+   * only while it is the job's current attempt: otherwise throws JobFencedError (src/jobs/fencing.ts).
    */
-  update(id: string, patch: JobPatch): Promise<void>;
+  update(id: string, patch: JobPatch, attempt?: number): Promise<void>;
   /**
    * Renews the lease of an unfinished job that `instance` holds (its expiry moves with it); false when the job is
    * no longer this instance's to run (another process claimed it, it finished or was cancelled, or it is gone).
@@ -145,27 +152,28 @@ export interface JobStore {
   renew(id: string, instance: string, leaseUntil: number, expiresAt: string): Promise<boolean>;
   /**
    * Takes an unfinished job over from the instance `from` (as read before; '' for a released job) for `to`,
-   * atomically: the job is queued again for a fresh run (progress, counts and partial results cleared, its
-   * lease `to`'s). Undefined when another process claimed it first, or it finished meanwhile.
+   * atomically: the job is queued again for a fresh run, its next attempt (progress, counts and partial results
+   * cleared, its lease `to`'s). Undefined when another process claimed it first, or it finished meanwhile.
    */
   claim(id: string, from: string, to: string, leaseUntil: number): Promise<JobRecord | undefined>;
   /**
-   * Hands an unfinished job of `instance` back (shutdown): queued, no instance, its lease ending now (its grace runs
-   * from now); partial results cleared.
+   * Hands an unfinished job of `instance` back (shutdown): queued, no instance, its next attempt, its lease ending
+   * now (its grace runs from now); partial results cleared.
    */
   release(id: string, instance: string): Promise<void>;
   /** Unfinished jobs whose lease ran out (the local store only: every process sharing it sees its uploads). */
   orphans?(now?: number): Promise<JobRecord[]>;
   /**
    * Appends one segment of a compressed result part (read back in append order). Throws job_store_full when the
-   * job's results outgrow their reservation and the store has no more room.
+   * job's results outgrow their reservation and the store has no more room. With `attempt`, appends to that
+   * attempt's results and throws JobFencedError once it is not the job's current attempt (update, above).
    */
-  appendResult(id: string, segment: Buffer, part: ResultPart): Promise<void>;
-  /** The job wrote all its results: its reservation shrinks to the bytes written. */
-  settleResult(id: string): Promise<void>;
-  /** Drops every result part of the job and its reservation (a failed or cancelled job has none). */
-  clearResult(id: string): Promise<void>;
-  /** A decompressed result part, streamed. Throws if the result expires or disappears part-way. */
+  appendResult(id: string, segment: Buffer, part: ResultPart, attempt?: number): Promise<void>;
+  /** The job wrote all its results: its reservation shrinks to the bytes written. Fenced as `update`. */
+  settleResult(id: string, attempt?: number): Promise<void>;
+  /** Drops every result part of the job and its reservation (a failed or cancelled job has none). Fenced as `update`. */
+  clearResult(id: string, attempt?: number): Promise<void>;
+  /** A decompressed result part (the current attempt's), streamed. Throws if the result expires or disappears part-way. */
   readResult(id: string, part: ResultPart): AsyncIterable<Buffer>;
   /** The owner's jobs, newest first (expired ones left out). */
   list(owner: string, query: JobListQuery): Promise<JobRecord[]>;
@@ -223,10 +231,11 @@ export function withLease(record: JobRecord, now = Date.now()): JobRecord {
   return record;
 }
 
-/** `record` as a fresh run of it for `instance`: queued again, nothing counted, no partial result. */
+/** `record` as a fresh run of it for `instance`: its next attempt, queued again, nothing counted, no partial result. */
 export function freshRun(record: JobRecord, instance: string, leaseUntil: number): JobRecord {
   return {
     ...record,
+    attempt: attemptOf(record) + 1,
     status: 'queued',
     instance,
     lease_until: leaseUntil,

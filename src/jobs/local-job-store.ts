@@ -2,9 +2,9 @@
  * The job store without Redis: durable, in JOBS_DIR (folder 0700).
  *
  *   <JOBS_DIR>/jobs.db                 SQLite (node:sqlite, built into Node 24: no dependency, no flag), WAL mode:
- *                                      one row per job (its JobRecord as JSON, its owner, status, expiry and the
- *                                      bytes its results reserved and wrote) and the idempotency keys
- *   <JOBS_DIR>/results/<id>.<part>.gz  the results (src/jobs/local-results.ts)
+ *                                      one row per job (its JobRecord as JSON, its owner, status, expiry, current
+ *                                      attempt and the bytes its results reserved and wrote) and the idempotency keys
+ *   <JOBS_DIR>/results/<id>.<part>.gz  the results, one file per part and attempt (src/jobs/local-results.ts)
  *   <JOBS_DIR>/uploads/<id>.csv        the uploads of unfinished jobs (src/jobs/job-files.ts, kept by AsyncJobs)
  *
  * Why SQLite: a job's record is written many times while it runs (progress twice a second, the lease every 10 s)
@@ -18,7 +18,8 @@
  * across NFS): each transaction takes SQLite's write lock (BEGIN IMMEDIATE), others wait for it (up to
  * BUSY_TIMEOUT_MS, blocking their event loop that long at worst: transactions last well under a millisecond), so
  * every process sees every job, an idempotency key names one job, the quota counts every process's results, and
- * exactly one process claims an orphaned job.
+ * exactly one process claims an orphaned job. A run's writes are fenced by its attempt (src/jobs/fencing.ts): each
+ * checks the row's attempt in the transaction (or statement) that writes.
  *
  * The quota: results and reservations of unexpired jobs at most `maxBytes`, and never more than the disk's free
  * space minus a margin. A sweep (at start-up and every min(60 s, TTL), by every process) deletes expired jobs,
@@ -31,6 +32,7 @@ import { missingJobError } from './job-id.ts';
 import { storeFullError } from './result-quota.ts';
 import type { StoreHeadroom } from './result-quota.ts';
 import { LocalResults } from './local-results.ts';
+import { FIRST_ATTEMPT, JobFencedError, attemptOf } from './fencing.ts';
 import {
   FINAL_STATUSES,
   JOB_STATUSES,
@@ -49,7 +51,8 @@ import {
 
 /** How long a transaction waits for another process's write lock before it fails. */
 const BUSY_TIMEOUT_MS = 5000;
-const SCHEMA_VERSION = '1';
+/** 2: the `attempt` column (fencing), added to a version-1 database when it is opened. */
+const SCHEMA_VERSION = '2';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
@@ -60,7 +63,8 @@ CREATE TABLE IF NOT EXISTS jobs (
   expires_at INTEGER NOT NULL,
   reserved INTEGER NOT NULL DEFAULT 0,
   written INTEGER NOT NULL DEFAULT 0,
-  record TEXT NOT NULL
+  record TEXT NOT NULL,
+  attempt INTEGER NOT NULL DEFAULT ${FIRST_ATTEMPT}
 ) STRICT;
 CREATE INDEX IF NOT EXISTS jobs_by_owner ON jobs (owner, id);
 CREATE INDEX IF NOT EXISTS jobs_by_expiry ON jobs (expires_at);
@@ -81,6 +85,10 @@ interface Row {
   record: string;
   expires_at: number;
 }
+
+/** What a job's results take, and the attempt they belong to. */
+type Bytes = { reserved: number; written: number; attempt: number };
+type Attempt = { id: string; attempt: number };
 
 const UNFINISHED = `status IN ('queued', 'running')`;
 
@@ -109,21 +117,25 @@ export class LocalJobStore implements JobStore {
     this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
     this.#transaction(() => {
       this.#db.exec(SCHEMA);
-      this.#db.prepare(`INSERT OR IGNORE INTO meta (name, value) VALUES ('schema', ?)`).run(SCHEMA_VERSION);
+      const columns = this.#db.prepare('PRAGMA table_info(jobs)').all() as { name: string }[];
+      if (!columns.some((c) => c.name === 'attempt')) {
+        this.#db.exec(`ALTER TABLE jobs ADD COLUMN attempt INTEGER NOT NULL DEFAULT ${FIRST_ATTEMPT}`);
+      }
+      this.#db.prepare(`INSERT OR REPLACE INTO meta (name, value) VALUES ('schema', ?)`).run(SCHEMA_VERSION);
     });
     this.#q = {
       get: this.#db.prepare('SELECT record, expires_at FROM jobs WHERE id = ?'),
-      put: this.#db.prepare('UPDATE jobs SET record = ?, status = ?, expires_at = ? WHERE id = ?'),
+      put: this.#db.prepare('UPDATE jobs SET record = ?, status = ?, expires_at = ?, attempt = ? WHERE id = ?'),
       insert: this.#db.prepare(
-        'INSERT INTO jobs (id, owner, status, expires_at, reserved, record) VALUES (?, ?, ?, ?, ?, ?)',
+        'INSERT INTO jobs (id, owner, status, expires_at, reserved, record, attempt) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
       key: this.#db.prepare('SELECT job_id FROM idempotency WHERE key = ? AND expires_at > ?'),
       setKey: this.#db.prepare('INSERT OR REPLACE INTO idempotency (key, job_id, expires_at) VALUES (?, ?, ?)'),
       used: this.#db.prepare('SELECT coalesce(sum(max(reserved, written)), 0) AS used FROM jobs WHERE expires_at > ?'),
-      bytes: this.#db.prepare('SELECT reserved, written FROM jobs WHERE id = ?'),
+      bytes: this.#db.prepare('SELECT reserved, written, attempt FROM jobs WHERE id = ?'),
       grow: this.#db.prepare('UPDATE jobs SET reserved = ? WHERE id = ?'),
-      wrote: this.#db.prepare('UPDATE jobs SET written = written + ? WHERE id = ?'),
-      settle: this.#db.prepare('UPDATE jobs SET reserved = written WHERE id = ?'),
+      wrote: this.#db.prepare('UPDATE jobs SET written = written + ? WHERE id = ? AND attempt = ?'),
+      settle: this.#db.prepare('UPDATE jobs SET reserved = written WHERE id = ? AND attempt = coalesce(?, attempt)'),
       clear: this.#db.prepare(
         'UPDATE jobs SET written = 0, reserved = CASE WHEN ? THEN reserved ELSE 0 END WHERE id = ?',
       ),
@@ -132,10 +144,10 @@ export class LocalJobStore implements JobStore {
       ),
       statuses: this.#db.prepare(`SELECT status, count(*) AS n FROM jobs WHERE expires_at > ? GROUP BY status`),
       unfinished: this.#db.prepare(`SELECT record, expires_at FROM jobs WHERE ${UNFINISHED} AND expires_at > ?`),
-      expired: this.#db.prepare('SELECT id FROM jobs WHERE expires_at <= ?'),
+      expired: this.#db.prepare('SELECT id, attempt FROM jobs WHERE expires_at <= ?'),
       drop: this.#db.prepare('DELETE FROM jobs WHERE id = ?'),
       dropKeys: this.#db.prepare('DELETE FROM idempotency WHERE expires_at <= ?'),
-      known: this.#db.prepare('SELECT id FROM jobs WHERE expires_at > ?'),
+      known: this.#db.prepare('SELECT id, attempt FROM jobs WHERE expires_at > ?'),
     };
     const sweepEveryMs = Math.max(1000, Math.min(60_000, this.#ttlMs));
     this.#sweeper = setInterval(() => void this.sweep(), sweepEveryMs);
@@ -164,7 +176,16 @@ export class LocalJobStore implements JobStore {
   }
 
   #write(record: JobRecord): void {
-    this.#q.put!.run(JSON.stringify(record), record.status, Date.parse(record.expires_at ?? ''), record.id);
+    const expiresAt = Date.parse(record.expires_at ?? '');
+    this.#q.put!.run(JSON.stringify(record), record.status, expiresAt, attemptOf(record), record.id);
+  }
+
+  /** The job's result bytes and attempt; throws JobFencedError when `attempt` is given and is not the job's. */
+  #bytes(id: string, attempt?: number): Bytes {
+    const row = this.#q.bytes!.get(id) as Bytes | undefined;
+    if (row === undefined) throw new Error(`job ${id} expired while its result was being written`);
+    if (attempt !== undefined && row.attempt !== attempt) throw new JobFencedError(id, attempt);
+    return row;
   }
 
   #used(now: number): number {
@@ -196,6 +217,7 @@ export class LocalJobStore implements JobStore {
         expiresAt,
         reserveBytes,
         JSON.stringify(stored),
+        attemptOf(stored),
       );
       if (idempotencyKey !== undefined) this.#q.setKey!.run(idempotencyKey, record.id, expiresAt);
       return { record: { ...stored }, created: true };
@@ -210,10 +232,11 @@ export class LocalJobStore implements JobStore {
     return undefined;
   }
 
-  async update(id: string, patch: JobPatch): Promise<void> {
+  async update(id: string, patch: JobPatch, attempt?: number): Promise<void> {
     this.#transaction(() => {
       const current = this.#read(id);
       if (current === undefined) return; // an expired job must not come back
+      if (attempt !== undefined && attemptOf(current) !== attempt) throw new JobFencedError(id, attempt);
       const applied = applicablePatch(current, patch);
       if (applied === undefined) return;
       const next: JobRecord = { ...current, ...applied };
@@ -233,31 +256,33 @@ export class LocalJobStore implements JobStore {
     });
   }
 
-  async claim(id: string, from: string, to: string, leaseUntil: number): Promise<JobRecord | undefined> {
-    const claimed = this.#transaction(() => {
+  /**
+   * The job for a fresh run (its next attempt) of `to`, if it is unfinished and still `from`'s; the previous
+   * attempt's results are deleted, the reservation kept.
+   */
+  async #handOver(id: string, from: string, to: string, leaseUntil: number): Promise<JobRecord | undefined> {
+    const handed = this.#transaction(() => {
       const current = this.#read(id);
       if (current === undefined || FINAL_STATUSES.has(current.status) || (current.instance ?? '') !== from) {
         return undefined;
       }
       const next = freshRun(current, to, leaseUntil);
-      next.expires_at = new Date(Date.now() + this.#ttlMs).toISOString();
+      if (to !== '') next.expires_at = new Date(Date.now() + this.#ttlMs).toISOString();
       this.#write(next);
       this.#q.clear!.run(1, id);
-      return next;
+      return { next, previous: attemptOf(current) };
     });
-    if (claimed !== undefined) await this.results.remove(id);
-    return claimed;
+    if (handed === undefined) return undefined;
+    await this.results.remove(id, handed.previous);
+    return handed.next;
+  }
+
+  claim(id: string, from: string, to: string, leaseUntil: number): Promise<JobRecord | undefined> {
+    return this.#handOver(id, from, to, leaseUntil);
   }
 
   async release(id: string, instance: string): Promise<void> {
-    const released = this.#transaction(() => {
-      const current = this.#read(id);
-      if (current === undefined || FINAL_STATUSES.has(current.status) || current.instance !== instance) return false;
-      this.#write(freshRun(current, '', Date.now())); // its grace runs from now
-      this.#q.clear!.run(1, id);
-      return true;
-    });
-    if (released) await this.results.remove(id);
+    await this.#handOver(id, instance, '', Date.now()); // its grace runs from now
   }
 
   async orphans(now = Date.now()): Promise<JobRecord[]> {
@@ -267,14 +292,12 @@ export class LocalJobStore implements JobStore {
   }
 
   /** Raises the job's reservation to `total` bytes if the quota and the disk leave room, or throws. */
-  async #grow(id: string, total: number): Promise<void> {
-    const row = this.#q.bytes!.get(id) as { reserved: number; written: number } | undefined;
-    if (row === undefined) throw new Error(`job ${id} expired while its result was being written`);
-    if (total <= row.reserved) return;
+  async #grow(id: string, total: number, attempt: number): Promise<void> {
+    if (total <= this.#bytes(id, attempt).reserved) return;
     const diskFree = await this.results.diskFree();
     this.#transaction(() => {
       const now = Date.now();
-      const mine = this.#q.bytes!.get(id) as { reserved: number; written: number };
+      const mine = this.#bytes(id, attempt);
       const others = this.#used(now) - Math.max(mine.reserved, mine.written);
       const free = Math.min(this.#maxBytes - others, diskFree + mine.reserved);
       if (total > free) throw storeFullError('JOBS_MAX_DISK_BYTES on disk', total, free);
@@ -282,35 +305,46 @@ export class LocalJobStore implements JobStore {
     });
   }
 
-  async appendResult(id: string, segment: Buffer, part: ResultPart): Promise<void> {
-    const row = this.#q.bytes!.get(id) as { reserved: number; written: number } | undefined;
-    if (row === undefined) throw new Error(`job ${id} expired while its result was being written`);
-    await this.#grow(id, row.written + segment.length);
-    await this.results.append(id, part, segment);
-    this.#q.wrote!.run(segment.length, id);
+  async appendResult(id: string, segment: Buffer, part: ResultPart, attempt?: number): Promise<void> {
+    const row = this.#bytes(id, attempt);
+    const mine = attempt ?? row.attempt;
+    await this.#grow(id, row.written + segment.length, mine);
+    // Claimed by another process between the check and the append: the segment went to this attempt's file only.
+    await this.results.append(id, part, mine, segment);
+    if (Number(this.#q.wrote!.run(segment.length, id, mine).changes) === 0 && attempt !== undefined) {
+      throw new JobFencedError(id, attempt);
+    }
   }
 
-  async settleResult(id: string): Promise<void> {
-    this.#q.settle!.run(id);
+  async settleResult(id: string, attempt?: number): Promise<void> {
+    if (Number(this.#q.settle!.run(id, attempt ?? null).changes) === 0 && attempt !== undefined) {
+      throw new JobFencedError(id, attempt);
+    }
   }
 
-  async clearResult(id: string): Promise<void> {
-    this.#q.clear!.run(0, id);
-    await this.results.remove(id);
+  async clearResult(id: string, attempt?: number): Promise<void> {
+    const current = this.#transaction(() => {
+      const row = this.#q.bytes!.get(id) as Bytes | undefined;
+      if (row !== undefined && attempt !== undefined && row.attempt !== attempt) throw new JobFencedError(id, attempt);
+      this.#q.clear!.run(0, id);
+      return row?.attempt ?? attempt ?? FIRST_ATTEMPT;
+    });
+    await this.results.remove(id, current);
   }
 
-  #readable(id: string): void {
-    if (this.#read(id) === undefined) throw new Error(`job ${id} has no result`);
+  /** The job's current attempt, whose results are read; throws when the job is gone. */
+  #readable(id: string): number {
+    const record = this.#read(id);
+    if (record === undefined) throw new Error(`job ${id} has no result`);
+    return attemptOf(record);
   }
 
   readResult(id: string, part: ResultPart): AsyncIterable<Buffer> {
-    this.#readable(id);
-    return this.results.read(id, part);
+    return this.results.read(id, part, this.#readable(id));
   }
 
   readResultGzip(id: string, part: ResultPart): AsyncIterable<Buffer> {
-    this.#readable(id);
-    return this.results.readGzip(id, part);
+    return this.results.readGzip(id, part, this.#readable(id));
   }
 
   async list(owner: string, query: JobListQuery): Promise<JobRecord[]> {
@@ -343,14 +377,14 @@ export class LocalJobStore implements JobStore {
     if (this.#closed) return;
     try {
       const now = Date.now();
-      const expired = (this.#q.expired!.all(now) as { id: string }[]).map((r) => r.id);
+      const expired = this.#q.expired!.all(now) as Attempt[];
       this.#transaction(() => {
-        for (const id of expired) this.#q.drop!.run(id);
+        for (const { id } of expired) this.#q.drop!.run(id);
         this.#q.dropKeys!.run(now);
       });
-      for (const id of expired) await this.results.remove(id);
-      const known = new Set((this.#q.known!.all(now) as { id: string }[]).map((r) => r.id));
-      await this.results.sweep((id) => known.has(id), now);
+      for (const { id, attempt } of expired) await this.results.remove(id, attempt);
+      const known = new Map((this.#q.known!.all(now) as Attempt[]).map((r) => [r.id, r.attempt]));
+      await this.results.sweep((id) => known.get(id), now);
     } catch (err) {
       this.#onError(err);
     }

@@ -15,18 +15,24 @@
  * JOBS_MAX_REDIS_BYTES, and never more than Redis's maxmemory headroom (minus a margin for the queue): a job whose
  * reservation does not fit is refused (job_store_full, 503), one that outgrows it while running fails with
  * job_store_full. Uses the API's fail-fast producer connection: when Redis is down, job calls fail at once.
+ * A run's writes are fenced by its attempt (src/jobs/fencing.ts) inside the scripts that write them, so the result
+ * lists need no attempt in their names: a stale run's segment is refused, never appended, and a claim empties them.
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { gunzipSegments } from './gunzip-segments.ts';
 import {
+  APPEND_SCRIPT,
+  CLEAR_SCRIPT,
   CREATE_SCRIPT,
   GROW_SCRIPT,
   RELEASE_KEY_SCRIPT,
+  SETTLE_SCRIPT,
   SUM_SCRIPT,
   TAKE_SCRIPT,
   UPDATE_SCRIPT,
 } from './redis-job-scripts.ts';
+import { JobFencedError } from './fencing.ts';
 import { missingJobError } from './job-id.ts';
 import { storeFullError } from './result-quota.ts';
 import type { StoreHeadroom } from './result-quota.ts';
@@ -77,6 +83,7 @@ function fromHash(h: Record<string, string>): JobRecord | undefined {
     ...(h.all_outputs !== undefined ? { all_outputs: h.all_outputs === 'true' } : {}),
     ...(h.callback_url !== undefined ? { callback_url: str('callback_url') } : {}),
     ...(h.instance !== undefined ? { instance: h.instance } : {}),
+    ...(h.attempt !== undefined ? { attempt: Number(h.attempt) } : {}),
   };
 }
 
@@ -199,11 +206,13 @@ export class RedisJobStore implements JobStore {
     await multi.exec();
   }
 
-  async update(id: string, patch: JobPatch): Promise<void> {
+  async update(id: string, patch: JobPatch, attempt?: number): Promise<void> {
     const fields = toHash(patch);
     if (fields.length === 0) return;
     // Only a job that still exists, and a final status stays (the script): a late progress write changes nothing.
-    const written = await this.#redis.eval(UPDATE_SCRIPT, 1, this.#jobKey(id), patch.status ?? '', ...fields);
+    const args = [patch.status ?? '', attempt ?? '', ...fields];
+    const written = await this.#redis.eval(UPDATE_SCRIPT, 1, this.#jobKey(id), ...args);
+    if (written === -1) throw new JobFencedError(id, attempt!);
     if (written !== 1) return;
     // A finished job is kept TTL from its end; an unfinished one never expires while its owner renews its lease.
     const final = patch.status !== undefined && FINAL_STATUSES.has(patch.status);
@@ -215,13 +224,19 @@ export class RedisJobStore implements JobStore {
     }
   }
 
-  /** Writes `fields` when the unfinished job is still `instance`'s (the script): true when written. */
-  async #take(id: string, instance: string, fields: Record<string, unknown>): Promise<boolean> {
-    return (await this.#redis.eval(TAKE_SCRIPT, 1, this.#jobKey(id), instance, ...toHash(fields))) === 1;
+  /**
+   * Writes `fields` when the unfinished job is still `instance`'s (the script), moving it to its next attempt when
+   * `next`: the job's attempt then, undefined when not written.
+   */
+  async #take(id: string, instance: string, next: boolean, fields: Record<string, unknown>) {
+    const args = toHash(fields);
+    const attempt = await this.#redis.eval(TAKE_SCRIPT, 1, this.#jobKey(id), instance, next ? '1' : '0', ...args);
+    return attempt === null ? undefined : Number(attempt);
   }
 
   async renew(id: string, instance: string, leaseUntil: number, expiresAt: string): Promise<boolean> {
-    if (!(await this.#take(id, instance, { lease_until: leaseUntil, expires_at: expiresAt }))) return false;
+    const fields = { lease_until: leaseUntil, expires_at: expiresAt };
+    if ((await this.#take(id, instance, false, fields)) === undefined) return false;
     await this.#refreshExpiry(id, Date.parse(expiresAt));
     return true;
   }
@@ -231,10 +246,13 @@ export class RedisJobStore implements JobStore {
     const current = fromHash(await this.#redis.hgetall(this.#jobKey(id)));
     if (current === undefined || FINAL_STATUSES.has(current.status) || (current.instance ?? '') !== from)
       return undefined;
-    const next = freshRun(current, to, leaseUntil);
-    if (to !== '') next.expires_at = new Date(Date.now() + this.#ttlMs).toISOString();
-    const { id: _id, ...fields } = next;
-    if (!(await this.#take(id, from, fields))) return undefined;
+    const fresh = freshRun(current, to, leaseUntil);
+    if (to !== '') fresh.expires_at = new Date(Date.now() + this.#ttlMs).toISOString();
+    // The script moves the attempt on, from the job as it is then (`current` may be an attempt behind by now).
+    const { id: _id, attempt: _attempt, ...fields } = fresh;
+    const attempt = await this.#take(id, from, true, fields);
+    if (attempt === undefined) return undefined;
+    const next = { ...fresh, attempt };
     this.#written.delete(id);
     await this.#redis.del(...RESULT_PARTS.map((part) => this.#resultKey(id, part)));
     if (to !== '') await this.#refreshExpiry(id, Date.parse(next.expires_at!));
@@ -249,49 +267,58 @@ export class RedisJobStore implements JobStore {
     await this.#handOver(id, instance, '', Date.now()); // its grace runs from now
   }
 
-  async #grow(id: string, total: number): Promise<void> {
+  async #grow(id: string, total: number, attempt: number | undefined): Promise<void> {
     const memoryFree = await this.#memoryFree();
     const already = Number((await this.#redis.hget(this.#ledgerKey(), id)) ?? 0);
     if (total <= already) return;
     if (total - already > memoryFree) throw storeFullError('Redis maxmemory', total, memoryFree + already);
     const outcome = (await this.#redis.eval(
       GROW_SCRIPT,
-      2,
+      3,
       this.#indexKey(),
       this.#ledgerKey(),
+      this.#jobKey(id),
       id,
       String(Date.now()),
       String(this.#maxBytes),
       String(total),
       String(this.#ttlMs),
-    )) as [number] | null;
+      attempt ?? '',
+    )) as [number] | -1 | null;
+    if (outcome === -1) throw new JobFencedError(id, attempt!);
     if (Array.isArray(outcome)) {
       throw storeFullError('JOBS_MAX_REDIS_BYTES in Redis', total, this.#maxBytes - Number(outcome[0]));
     }
   }
 
-  async appendResult(id: string, segment: Buffer, part: ResultPart): Promise<void> {
+  async appendResult(id: string, segment: Buffer, part: ResultPart, attempt?: number): Promise<void> {
     // Counted before the awaits: the parts of one job are appended concurrently.
     const written = (this.#written.get(id) ?? 0) + segment.length;
     this.#written.set(id, written);
-    await this.#grow(id, written);
+    await this.#grow(id, written, attempt);
     const key = this.#resultKey(id, part);
-    await this.#redis.multi().rpush(key, segment).pexpire(key, this.#ttlMs).exec();
+    const args = [attempt ?? '', String(this.#ttlMs), segment];
+    if ((await this.#redis.eval(APPEND_SCRIPT, 2, this.#jobKey(id), key, ...args)) === -1) {
+      throw new JobFencedError(id, attempt!);
+    }
   }
 
-  async settleResult(id: string): Promise<void> {
+  async settleResult(id: string, attempt?: number): Promise<void> {
     const written = this.#written.get(id);
     this.#written.delete(id);
-    if (written !== undefined) await this.#redis.hset(this.#ledgerKey(), id, String(written));
+    if (written === undefined) return;
+    const keys = [this.#jobKey(id), this.#ledgerKey()];
+    if ((await this.#redis.eval(SETTLE_SCRIPT, 2, ...keys, id, attempt ?? '', String(written))) === -1) {
+      throw new JobFencedError(id, attempt!);
+    }
   }
 
-  async clearResult(id: string): Promise<void> {
+  async clearResult(id: string, attempt?: number): Promise<void> {
     this.#written.delete(id);
-    await this.#redis
-      .multi()
-      .del(...RESULT_PARTS.map((part) => this.#resultKey(id, part)))
-      .hdel(this.#ledgerKey(), id)
-      .exec();
+    const keys = [this.#jobKey(id), this.#ledgerKey(), ...RESULT_PARTS.map((part) => this.#resultKey(id, part))];
+    if ((await this.#redis.eval(CLEAR_SCRIPT, keys.length, ...keys, id, attempt ?? '')) === -1) {
+      throw new JobFencedError(id, attempt!);
+    }
   }
 
   async *#segments(id: string, part: ResultPart): AsyncIterable<Buffer> {
