@@ -53,8 +53,9 @@ export interface PayloadStudent {
   e?: (string | null)[];
   x?: StudentError;
   /**
-   * Set by decodePayload only (never read from the payload): the raw line each row was split from, for rows sent
-   * as raw lines (undefined for rows sent as cells). Lets the output echo a row without re-joining its cells.
+   * Set by decodePayload, or by splitRows after a decode with `lazyCells` (never read from the payload): the raw
+   * line each row was split from, for rows sent as raw lines (undefined for rows sent as cells). Lets the output
+   * echo a row without re-joining its cells.
    */
   r?: (string | undefined)[];
 }
@@ -241,9 +242,10 @@ function payloadPolicy(value: unknown): SchoolPolicy {
 
 /**
  * Parses and checks a payload string; throws on anything malformed (a runner then turns it into error rows).
- * `options.lazyCells`: rows sent as raw lines are left unsplit (their text in `r`) until splitRows(student), so a
- * chunk's thread holds each student's cells only while it computes that student: split up front, the cells of a
- * thousand students outlived the thread's young generation and were promoted, to be collected by a full GC.
+ * `options.lazyCells`: rows sent as raw lines are left unsplit, and `r` unset, until splitRows(student), so a
+ * chunk's thread holds each student's cells and raw-line list only while it computes that student: made up front,
+ * those of a thousand students outlived the thread's young generation and were promoted, to be collected by a
+ * full GC.
  */
 export function decodePayload(payload: string, options: { lazyCells?: boolean } = {}): ChunkPayload {
   const lazy = options.lazyCells === true;
@@ -275,12 +277,18 @@ export function decodePayload(payload: string, options: { lazyCells?: boolean } 
       throw malformedPayload();
     }
     const rows = st.c as unknown[];
+    if (lazy) {
+      for (const row of rows) if (typeof row !== 'string' && !isStringArray(row)) throw malformedPayload();
+      // Set by splitRows, with the cells (a payload cannot supply raw lines that differ from its cells).
+      if (st.r !== undefined) st.r = undefined;
+      continue;
+    }
     const raws = new Array<string | undefined>(rows.length);
     for (let r = 0; r < rows.length; r++) {
       const row = rows[r];
       if (typeof row === 'string') {
         raws[r] = row;
-        if (!lazy) rows[r] = row.split(',');
+        rows[r] = row.split(',');
       } else if (!isStringArray(row)) {
         throw malformedPayload();
       }
@@ -292,15 +300,23 @@ export function decodePayload(payload: string, options: { lazyCells?: boolean } 
 }
 
 /**
- * A student decoded with `lazyCells`, its raw lines split into cells: a new object, so the split cells die with
- * it (stored into the decoded student, which lives as long as its chunk, they would live as long too).
+ * A student decoded with `lazyCells`, its raw lines split into cells and listed in `r`: a new object, so the split
+ * cells die with it (stored into the decoded student, which lives as long as its chunk, they would live as long
+ * too). A student decoded without `lazyCells` is returned as it is.
  */
 export function splitRows(student: PayloadStudent): PayloadStudent {
+  if (student.r !== undefined) return student; // decoded without lazyCells: split already
   const rows = student.c as (string[] | string)[];
   const cells = new Array<string[]>(rows.length);
+  const raws = new Array<string | undefined>(rows.length);
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r]!;
-    cells[r] = typeof row === 'string' ? row.split(',') : row;
+    if (typeof row === 'string') {
+      raws[r] = row;
+      cells[r] = row.split(',');
+    } else {
+      cells[r] = row;
+    }
   }
-  return { l: student.l, c: cells, e: student.e, x: student.x, r: student.r };
+  return { l: student.l, c: cells, e: student.e, x: student.x, r: raws };
 }

@@ -279,7 +279,9 @@ export function findAwardYear(
   awardYear: string,
   table: LimitTable = STATUTORY_LIMIT_TABLE,
 ): AwardYearLimits | undefined {
-  for (const y of table) if (y.awardYear === awardYear) return y;
+  // Indexed loops here and in lookupStatutoryLimit: for…of over these frozen arrays allocated an iterator result
+  // per step (a few per student of a bulk file).
+  for (let i = 0; i < table.length; i++) if (table[i]!.awardYear === awardYear) return table[i];
   return undefined;
 }
 
@@ -330,7 +332,9 @@ export function lookupStatutoryLimit(key: LimitKey, table: LimitTable = STATUTOR
     : key.dependency === 'independent' || key.plusDenied
       ? 'independent_or_plus_denied'
       : 'dependent';
-  for (const r of year.rows) {
+  const rows = year.rows;
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
     if (r.degree !== key.degree || r.dependency !== dependency) continue;
     if (undergrad ? r.grade === key.grade : r.legacy === key.legacy) return r;
   }

@@ -77,13 +77,16 @@ export interface Payments {
 }
 
 export function collectPayments(terms: readonly TermFacts[]): Payments {
+  const n = terms.length;
   const closed = terms.map((t) => t.closed);
-  const priorsByLoan: PerLoan<Dec[]> = [[], [], []];
+  // Sized up front: an empty array grown by push allocated room for 16 more entries on the first push.
+  const priorsByLoan: PerLoan<Dec[]> = [new Array<Dec>(n), new Array<Dec>(n), new Array<Dec>(n)];
   const paid: PerLoan<Dec> = [ZERO, ZERO, ZERO];
-  for (const t of terms) {
+  for (let i = 0; i < n; i++) {
+    const t = terms[i]!;
     for (let l = 0; l < 3; l++) {
       const prior = t.priors[l]!;
-      priorsByLoan[l]!.push(prior);
+      priorsByLoan[l]![i] = prior;
       if (!prior.isZero()) paid[l] = paid[l]!.plus(prior);
     }
   }

@@ -71,11 +71,19 @@ export function splitByWeights(amount: Dec, weights: readonly Dec[]): Dec[] {
   let leftover = amount.minus(assigned).toNumber();
   if (leftover === 0) return parts;
 
-  // Indices by remainder, largest first; a stable sort keeps ties in term order (earlier term first).
-  const order = Array.from({ length: n }, (_, i) => i);
-  order.sort((a, b) => remainders[b]!.comparedTo(remainders[a]!));
-  for (const i of order) {
-    if (leftover === 0) break;
+  // Indices by remainder, largest first, ties in term order (earlier term first): an insertion sort, stable, of
+  // the few terms of a student (Array#sort with a comparator allocated its work area on every call).
+  const order = new Array<number>(n);
+  for (let i = 0; i < n; i++) {
+    let j = i;
+    while (j > 0 && remainders[order[j - 1]!]!.lt(remainders[i]!)) {
+      order[j] = order[j - 1]!;
+      j--;
+    }
+    order[j] = i;
+  }
+  for (let k = 0; k < n && leftover > 0; k++) {
+    const i = order[k]!;
     parts[i] = parts[i]!.plus(ONE);
     leftover--;
   }

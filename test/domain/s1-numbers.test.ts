@@ -81,6 +81,20 @@ describe('§1 largest-remainder split', () => {
     expect(nums(splitByWeights(d(7), [d('1.5'), d('4.5')]))).toEqual([2, 5]);
   });
 
+  it('breaks a tie of remainders between unequal weights toward the earlier term', () => {
+    // 3 × (1, 1, 4)/6 = 0.5, 0.5, 2: floors 0 + 0 + 2, 1 dollar left, the two .5 remainders tie → the first term.
+    expect(nums(splitByWeights(d(3), [d(1), d(1), d(4)]))).toEqual([1, 0, 2]);
+    // 5 × (4, 1, 1)/6 = 3.33, 0.83, 0.83: floors 3 + 0 + 0, 2 left → .83 and .83, the later terms, in order.
+    expect(nums(splitByWeights(d(5), [d(4), d(1), d(1)]))).toEqual([3, 1, 1]);
+    // 7 × (2, 3, 1, 3)/9 = 1.56, 2.33, 0.78, 2.33: floors 1 + 2 + 0 + 2, 2 left → .78 then .56.
+    expect(nums(splitByWeights(d(7), [d(2), d(3), d(1), d(3)]))).toEqual([2, 2, 1, 2]);
+    // 4 × (1, 2, 1, 2)/6 = 0.67, 1.33, 0.67, 1.33: floors 0 + 1 + 0 + 1, 2 left → the two .67 remainders.
+    expect(nums(splitByWeights(d(4), [d(1), d(2), d(1), d(2)]))).toEqual([1, 1, 1, 1]);
+    // 5 × (1, 2, 1, 2)/6 = 0.83, 1.67, 0.83, 1.67: floors 0 + 1 + 0 + 1, 3 left → .83, .83 (a tie: both), then the
+    // first of the tied .67s.
+    expect(nums(splitByWeights(d(5), [d(1), d(2), d(1), d(2)]))).toEqual([1, 2, 1, 1]);
+  });
+
   it('equal split is the weighted split with equal weights', () => {
     for (const amount of [0, 1, 2, 3, 1099, 1100, 1101, 7875]) {
       for (const count of [1, 2, 3, 4]) {
