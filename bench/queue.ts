@@ -1,13 +1,14 @@
 /**
  * npm run bench:queue [-- --students N] [--worker-threads T[,T…]] [--chunk S] [--rounds R] [--prefetch P[,P…]]
- *                       [--workers W[,W…]] [--baseline DIR] [--help]
+ *                       [--workers W[,W…]] [--worker-flag-modes "FLAGS[;FLAGS…]"] [--baseline DIR] [--help]
  *
  * The same generated file (N students, default 200,000) through the bulk pipeline several ways, in this one run:
  *   1. embedded: the in-process piscina pool (BULK_THREADS = cores), the default without Redis  ← the baseline
  *   2. queue, 1 worker process   (QUEUE_WORKER_THREADS = the first --worker-threads value, default 0: the worker
  *                                 computes on its own thread)
  *   3. queue, 2 worker processes (the same), then one mode per further --prefetch value (QUEUE_WORKER_PREFETCH)
- *      and per further --worker-threads value (default 1: a 1-thread pool in each worker)
+ *      and per further --worker-threads value (default 1: a 1-thread pool in each worker), and per flag set of
+ *      --worker-flag-modes (Node flags of the workers, e.g. a heap setting)
  *   4. with --baseline DIR: queue, 2 worker processes running DIR's queue code (another checkout of this
  *      repository with its node_modules: its workers/queue.worker.ts and src/queue/queue-runner.ts), to compare
  *      a change against the code before it in the same run
@@ -73,6 +74,11 @@ const args = benchArgs('npm run bench:queue --', {
     default: '',
     help: 'Node flags of the worker processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (then stopped by SIGTERM)',
   },
+  'worker-flag-modes': {
+    type: 'string',
+    default: '',
+    help: 'more Node flags, a mode each (the largest worker count), separated by ";", e.g. "--max-semi-space-size=16"',
+  },
 });
 function numberList(name: string, text: string): number[] {
   const values = text.split(',').map((v) => Number(v.trim()));
@@ -93,6 +99,11 @@ const BASELINE = args.baseline === '' ? undefined : resolve(args.baseline) + '/'
 /** Node flags of the workers; with any, workers are stopped gracefully (SIGTERM) so a --cpu-prof is written. */
 const WORKER_NODE_ARGS = args['worker-node-args'].split(' ').filter((a) => a !== '');
 const stopWorkers = () => killWorkers(WORKER_NODE_ARGS.length === 0 ? 'SIGKILL' : 'SIGTERM');
+/** Further flag sets of the workers (added to WORKER_NODE_ARGS), a queue mode each, to compare heap settings. */
+const FLAG_MODES = args['worker-flag-modes']
+  .split(';')
+  .map((set) => set.split(' ').filter((a) => a !== ''))
+  .filter((set) => set.length > 0);
 /** The file: seeded, 2% invalid students so error rows travel the queue too. */
 const file = (students: number) => randomFilePieces({ students, seed: 42, invalidShare: 0.02 });
 const CORES = availableParallelism();
@@ -357,13 +368,13 @@ async function main(): Promise<void> {
     const most = Math.max(...WORKER_COUNTS);
     const prefetch0 = PREFETCHES[0] ?? 0;
     const threads0 = WORKER_THREADS[0] ?? 0;
-    const queueModes: { workers: number; prefetch: number; threads: number; root?: string }[] = WORKER_COUNTS.map(
-      (workers) => ({ workers, prefetch: prefetch0, threads: threads0 }),
-    );
+    const queueModes: { workers: number; prefetch: number; threads: number; root?: string; flags?: string[] }[] =
+      WORKER_COUNTS.map((workers) => ({ workers, prefetch: prefetch0, threads: threads0 }));
     for (const prefetch of PREFETCHES.slice(1)) queueModes.push({ workers: most, prefetch, threads: threads0 });
     for (const threads of WORKER_THREADS.slice(1)) queueModes.push({ workers: most, prefetch: prefetch0, threads });
+    for (const flags of FLAG_MODES) queueModes.push({ workers: most, prefetch: prefetch0, threads: threads0, flags });
     if (BASELINE) queueModes.push({ workers: most, prefetch: prefetch0, threads: threads0, root: BASELINE });
-    for (const { workers, prefetch, threads, root } of queueModes) {
+    for (const { workers, prefetch, threads, root, flags = [] } of queueModes) {
       const prefix = uniquePrefix(`bench-${workers}w`);
       prefixes.push(prefix);
       const env = { REDIS_URL: redis.url, BULLMQ_PREFIX: prefix, QUEUE_SIGNING_KEY: BENCH_SIGNING_KEY };
@@ -376,7 +387,7 @@ async function main(): Promise<void> {
           BULK_THREADS: String(Math.max(1, threads)),
           QUEUE_WORKER_PREFETCH: String(prefetch),
         };
-        pids.push(await startWorker(workerEnv, undefined, root, WORKER_NODE_ARGS));
+        pids.push(await startWorker(workerEnv, undefined, root, [...WORKER_NODE_ARGS, ...flags]));
       }
       let fallbacks = 0;
       const fallback: ChunkRunner = {
@@ -400,6 +411,7 @@ async function main(): Promise<void> {
         `queue, ${workers} worker process${workers > 1 ? 'es' : ''}` +
         (PREFETCHES.length > 1 ? `, prefetch ${prefetch}` : '') +
         (WORKER_THREADS.length > 1 ? (threads === 0 ? ', no pool' : `, ${threads}-thread pool`) : '') +
+        (flags.length > 0 ? `, ${flags.join(' ')}` : '') +
         (root ? ' (baseline code)' : '');
       modes.push({
         label,
@@ -430,14 +442,22 @@ async function main(): Promise<void> {
       for (const mode of modes) await mode.close();
       await stopWorkers();
     }
-    const median = (rs: RunResult[]): RunResult => {
-      const sorted = [...rs].sort((a, b) => a.seconds - b.seconds);
+    const median = (rs: RunResult[], by: (r: RunResult) => number): RunResult => {
+      const sorted = [...rs].sort((a, b) => by(a) - by(b));
       return sorted[Math.floor(sorted.length / 2)] as RunResult;
     };
     for (const rs of runs) {
-      const m = median(rs);
+      const m = median(rs, (r) => r.seconds);
+      // The CPU figures are those of the mode's median round by CPU: the round of median wall time may be one
+      // that other load on the machine slowed without changing its CPU, or the other way round.
+      const c = median(rs, (r) => r.cpuSeconds);
       // Identical only if every round of the mode gave the baseline's bytes.
-      results.push({ ...m, sha256: rs.every((r) => r.sha256 === m.sha256) ? m.sha256 : 'differs' });
+      results.push({
+        ...m,
+        cpuSeconds: c.cpuSeconds,
+        split: c.split,
+        sha256: rs.every((r) => r.sha256 === m.sha256) ? m.sha256 : 'differs',
+      });
     }
 
     const base = results[0] as RunResult;
@@ -458,8 +478,9 @@ async function main(): Promise<void> {
       );
     }
     console.log(
-      'CPU = user+system seconds of the API process, the worker processes and the Redis server during the run: ' +
-        'unlike wall time it does not depend on other load on the machine. Split per 1000 students:',
+      'CPU = user+system seconds of the API process, the worker processes and the Redis server during the run ' +
+        "(the mode's median round by CPU): unlike wall time it does not depend on other load on the machine. " +
+        'Split per 1000 students:',
     );
     for (const r of results) {
       const k = 1e6 / r.students;

@@ -6,8 +6,9 @@
  *  - The job's data is the HMAC of the chunk's payload (chunk-signing.ts); the payload's UTF-8 bytes are read
  *    from their own Redis key (chunkPayloadKey, written and deleted by the API) as a Buffer, never as a string.
  *    A payload whose MAC does not match (changed in Redis), or that is gone (the API gave up on the chunk), is
- *    never computed: the job fails at once and alone, and the API recomputes the chunk locally. Verified bytes
- *    are copied onto a SharedArrayBuffer that the pool's thread reads without a copy (and decodes itself).
+ *    never computed: the job fails at once and alone, and the API recomputes the chunk locally. For a pool,
+ *    verified bytes are copied onto a SharedArrayBuffer that the pool's thread reads without a copy (and decodes
+ *    itself); a runner on this thread decodes them as they came from Redis.
  *  - The output bytes go to a short-lived Redis key (RESULT_TTL_SECONDS; the API deletes them as it reads them)
  *    and the job returns only the counts and the output's MAC (events stay small however large the output).
  *  - Transient failures (a pool thread died, Redis blipped while storing the result) are retried with
@@ -155,7 +156,10 @@ export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
       );
     }
     const started = performance.now();
-    const payloadBytes = payloads.copy(stored);
+    // A pool's thread reads the payload on a SharedArrayBuffer (no copy into the thread); a runner on this thread
+    // reads the bytes as they came from Redis.
+    const shared = runner.kind === 'pool';
+    const payloadBytes = shared ? payloads.copy(stored) : stored;
     let text: string | undefined;
     let out;
     try {
@@ -173,7 +177,7 @@ export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
       if (isMalformed(err)) throw new UnrecoverableError(`malformed chunk payload: ${(err as Error).message}`);
       throw err;
     } finally {
-      payloads.release(payloadBytes);
+      if (shared) payloads.release(payloadBytes);
     }
     // The output must be in Redis before the job completes: the completed event tells the API to read it.
     // A pool created with output 'bytes' hands over UTF-8 bytes: stored as they are, never re-encoded here.

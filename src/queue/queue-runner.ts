@@ -40,6 +40,7 @@ import {
   payloadTtlSeconds,
 } from './settings.ts';
 import { newRunId } from '../bulk/run-id.ts';
+import { RawSetWriter } from './raw-set.ts';
 
 import { ChunkCompletions, ChunkWaitError, type ChunkJobReturn, type FallbackReason } from './chunk-completions.ts';
 
@@ -94,6 +95,8 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
   if (!config.QUEUE_SIGNING_KEY) throw new Error('createQueueRunner needs QUEUE_SIGNING_KEY');
   const signer = new ChunkSigner(config.QUEUE_SIGNING_KEY);
   const payloadTtl = payloadTtlSeconds(config);
+  /** Payload SETs written from frames this runner reuses, not a new buffer per chunk (raw-set.ts). */
+  const payloadWriter = new RawSetWriter();
 
   const producer: Redis = redis.shared();
   let wasReady = false;
@@ -164,7 +167,7 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
     if (closing) throw new Error('the queue runner is closed');
     // The pipeline's payload bytes (on its recycled SharedArrayBuffer) go to Redis as they are: never decoded to
     // a string, JSON-encoded or re-encoded here. They stay valid until this call settles, and the SET below has
-    // copied them into its command (and been answered) before then.
+    // copied them into its frame before then.
     const given = task.payloadBytes;
     const payload =
       given === undefined
@@ -197,7 +200,11 @@ export function createQueueRunner(options: QueueRunnerOptions): QueueRunner {
     const payloadKey = chunkPayloadKey(prefix, jobId);
     const data = signer.signPayload(jobId, payload);
     try {
-      await withTimeout(producer.set(payloadKey, payload, 'EX', payloadTtl), enqueueTimeoutMs, 'enqueue timed out');
+      await withTimeout(
+        payloadWriter.set(producer, payloadKey, payload, payloadTtl),
+        enqueueTimeoutMs,
+        'enqueue timed out',
+      );
     } catch (err) {
       dropPayload(payloadKey);
       return fallbackOrFail(

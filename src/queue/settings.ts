@@ -45,9 +45,10 @@ export const RESULT_TTL_SECONDS = 15;
  * live worker (every `stalledIntervalMs`) moves the job back to waiting, where a free worker takes it at once.
  * Worst case from the kill to another worker starting the chunk: lockDurationMs + stalledIntervalMs (2 s + 1 s by
  * default), what a kill costs a file beyond its lost worker's share (bench:queue --only-kill). The lock is safe
- * this short: the event loop that renews it is blocked at most for one chunk (≈ 20 ms of CPU per 1,000 students
- * for a worker computing on its own thread, nothing with a pool), a hundred times less; a job whose lock lapses
- * all the same (a process frozen for seconds) is retaken and computed twice, its first completion taken.
+ * this short: the event loop that renews it is blocked at most for one chunk (30-45 ms of CPU per 1,000 students
+ * for a worker computing on its own thread, bench:queue 2026-11-28; nothing with a pool), some fifty times less
+ * than the lock; a job whose lock lapses all the same (a process frozen for seconds) is retaken and computed
+ * twice, its first completion taken.
  * The stalled check, a Redis script over the active jobs, runs once a second per worker.
  * A job that stalls more than `maxStalledCount` times (its workers keep dying) fails instead of looping.
  */
