@@ -12,14 +12,13 @@
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { processChunkPayload } from '../bulk/process-chunk.ts';
 import type { ChunkOutput, ChunkRunner, ChunkTask } from '../bulk/runner.ts';
+import { spareBuffers } from '../bulk/runners/spare-buffers.ts';
 
 /** Output buffers kept for reuse at most: one per job in flight (threads + prefetch) is enough. */
 const MAX_SPARE_BUFFERS = 4;
-/** A buffer larger than this (a chunk of huge cells) is not kept for reuse. */
-const MAX_SPARE_BYTES = 8 * 1024 * 1024;
 
 export function createOwnThreadRunner(): ChunkRunner {
-  const spare: ArrayBuffer[] = [];
+  const spare = spareBuffers(MAX_SPARE_BUFFERS);
   let closed = false;
   return {
     kind: 'inline',
@@ -27,22 +26,16 @@ export function createOwnThreadRunner(): ChunkRunner {
       if (closed) throw new Error('the runner is closed');
       // A fresh macrotask per chunk: the worker's event loop (lock renewals, the stalled check) runs between chunks.
       await nextMacrotask();
-      const outcome = processChunkPayload(task.payload, { bytes: true, buffer: spare.pop() });
-      const buffer = outcome.bytes!.buffer as ArrayBuffer;
-      let released = false;
+      const outcome = processChunkPayload(task.payload, { bytes: true, buffer: spare.take() });
       return {
         index: task.index,
         ...outcome,
-        release() {
-          if (released || closed) return;
-          released = true;
-          if (spare.length < MAX_SPARE_BUFFERS && buffer.byteLength <= MAX_SPARE_BYTES) spare.push(buffer);
-        },
+        release: spare.releaser(outcome.bytes!.buffer as ArrayBuffer, () => !closed),
       };
     },
     async close(): Promise<void> {
       closed = true;
-      spare.length = 0;
+      spare.clear();
     },
   };
 }

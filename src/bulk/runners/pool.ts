@@ -10,6 +10,7 @@ import { Piscina } from 'piscina';
 import type { ResourceLimits } from 'node:worker_threads';
 import type { ChunkOutcome, ChunkOutput, ChunkRunner, ChunkTask } from '../runner.ts';
 import type { CalcTask } from './pool-thread.ts';
+import { spareBuffers } from './spare-buffers.ts';
 
 export interface PoolRunnerOptions {
   /** Worker threads (BULK_THREADS). */
@@ -33,8 +34,6 @@ export interface PoolRunnerOptions {
 const MAX_SPARE_BUFFERS = 8;
 /** An idle pool drops its spare output buffers after this long. */
 const IDLE_SPARE_MS = 2000;
-/** A buffer larger than this (a chunk of huge cells) is not kept for reuse. */
-const MAX_SPARE_BYTES = 8 * 1024 * 1024;
 
 /**
  * Heap limits of each worker thread. V8 sizes a thread's young generation from the machine's memory (over
@@ -65,7 +64,7 @@ export function createPoolRunner(options: PoolRunnerOptions): PoolRunner {
   const threads = Math.max(1, Math.floor(options.threads));
   const asBytes = options.output === 'bytes';
   /** Output buffers the pipeline has finished writing, lent to the next chunks (bounds memory, spares the GC). */
-  const spare: ArrayBuffer[] = [];
+  const spare = spareBuffers(MAX_SPARE_BUFFERS);
   const pool = new Piscina<CalcTask, ChunkOutcome>({
     filename: calcWorkerUrl().href,
     minThreads: threads,
@@ -87,7 +86,7 @@ export function createPoolRunner(options: PoolRunnerOptions): PoolRunner {
     if (running > 0) return; // (the outputs of the last chunks are released after this, as they are written)
     clearTimeout(idleTimer);
     idleTimer = setTimeout(() => {
-      if (running === 0) spare.length = 0;
+      if (running === 0) spare.clear();
     }, IDLE_SPARE_MS).unref();
   };
   return {
@@ -99,7 +98,7 @@ export function createPoolRunner(options: PoolRunnerOptions): PoolRunner {
       // Payload bytes on a SharedArrayBuffer reach the thread without a copy; else the string is cloned.
       const input = task.payloadBytes === undefined ? { payload: task.payload } : { payloadBytes: task.payloadBytes };
       if (!asBytes) return { index: task.index, ...(await pool.run(input)) };
-      const lent = spare.pop();
+      const lent = spare.take();
       running++;
       let outcome: ChunkOutcome;
       try {
@@ -110,16 +109,10 @@ export function createPoolRunner(options: PoolRunnerOptions): PoolRunner {
       } finally {
         settled();
       }
-      const buffer = outcome.bytes!.buffer as ArrayBuffer;
-      let released = false;
       return {
         index: task.index,
         ...outcome,
-        release() {
-          if (released || closing !== undefined || spare.length >= MAX_SPARE_BUFFERS) return;
-          released = true;
-          if (buffer.byteLength <= MAX_SPARE_BYTES && !buffer.detached) spare.push(buffer);
-        },
+        release: spare.releaser(outcome.bytes!.buffer as ArrayBuffer, () => closing === undefined),
       };
     },
     async ping(timeoutMs = 5000): Promise<void> {
