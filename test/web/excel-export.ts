@@ -6,35 +6,12 @@
  * credits_enrolled left empty. What each student must become is the example's published result.
  */
 import iconv from 'iconv-lite';
+import { STUDENT_COLUMNS, TERM_COLUMNS } from '../../src/bulk/csv-layout.ts';
 import { EXAMPLES, type Example } from './form-helpers.ts';
 
 /** The examples a file can carry: one file has one school policy, so those with a policy of their own are left out. */
 export const FILE_EXAMPLES: readonly Example[] = EXAMPLES.filter((e) => e.request['policy'] === undefined);
 
-const TERM_COLUMNS = [
-  'term_label',
-  'full_time_credits',
-  'credits_enrolled',
-  'actual_final_credits',
-  'prior_disbursement_sub',
-  'prior_disbursement_unsub',
-  'prior_disbursement_grad_plus',
-];
-const STUDENT_COLUMNS = [
-  'dependency_status',
-  'degree_level',
-  'grade_level',
-  'academic_year_terms',
-  'cost_of_attendance',
-  'is_legacy_borrower',
-  'plus_denied',
-  'subsidized_amount',
-  'total_limit',
-  'final_period_of_program',
-  'academic_year_credits',
-  'health_professions_program',
-  'academic_year_months',
-];
 /** The registrar's own columns, kept in the results as they are. */
 export const EXTRA_COLUMNS = ['Advisor', 'Notes', 'Campus'];
 
