@@ -35,9 +35,9 @@ export async function postWorksheet(
   return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
-/** Each page's text, spaces collapsed. */
-export async function pdfPages(bytes: Uint8Array): Promise<string[]> {
-  const pdf = await getDocumentProxy(new Uint8Array(bytes));
+type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
+
+async function pageTexts(pdf: PdfDocument): Promise<string[]> {
   const pages: string[] = [];
   for (let p = 1; p <= pdf.numPages; p++) {
     const content = await (await pdf.getPage(p)).getTextContent();
@@ -48,6 +48,13 @@ export async function pdfPages(bytes: Uint8Array): Promise<string[]> {
         .replace(/\s+/g, ' '),
     );
   }
+  return pages;
+}
+
+/** Each page's text, spaces collapsed. */
+export async function pdfPages(bytes: Uint8Array): Promise<string[]> {
+  const pdf = await getDocumentProxy(new Uint8Array(bytes));
+  const pages = await pageTexts(pdf);
   await pdf.destroy();
   return pages;
 }
@@ -55,14 +62,10 @@ export async function pdfPages(bytes: Uint8Array): Promise<string[]> {
 /** The whole text (lines wrap at spaces: joined with spaces and collapsed, it reads as written) and the info. */
 export async function pdfTextOf(bytes: Uint8Array): Promise<{ text: string; info: Record<string, unknown> }> {
   const pdf = await getDocumentProxy(new Uint8Array(bytes));
-  const parts: string[] = [];
-  for (let p = 1; p <= pdf.numPages; p++) {
-    const content = await (await pdf.getPage(p)).getTextContent();
-    for (const item of content.items) if ('str' in item) parts.push(item.str);
-  }
+  const pages = await pageTexts(pdf);
   const meta = await pdf.getMetadata();
   await pdf.destroy();
-  return { text: parts.join(' ').replace(/\s+/g, ' '), info: meta.info as Record<string, unknown> };
+  return { text: pages.join(' ').replace(/\s+/g, ' '), info: meta.info as Record<string, unknown> };
 }
 
 /** The text as a PDF of the standard fonts shows it, spaces collapsed. */

@@ -7,11 +7,11 @@
  */
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WORKED_EXAMPLES } from '../../src/api/openapi/worked-examples.ts';
 import { SCREENSHOTS, launchBrowser } from '../web/browser.ts';
 import { type TestServer, startTestServer } from './helpers.ts';
+import { pdfPages } from './worksheet-helpers.ts';
 
 let server: TestServer;
 let browser: Browser;
@@ -45,22 +45,6 @@ async function open(id: string, student?: object) {
   await page.route('http://worksheet.test/', (route) => route.fulfill({ status: 200, headers, body: html }));
   await page.goto('http://worksheet.test/');
   return { page, context };
-}
-
-async function pdfPages(bytes: Uint8Array): Promise<string[]> {
-  const pdf = await getDocumentProxy(bytes);
-  const pages: string[] = [];
-  for (let p = 1; p <= pdf.numPages; p++) {
-    const content = await (await pdf.getPage(p)).getTextContent();
-    pages.push(
-      content.items
-        .map((item) => ('str' in item ? item.str : ''))
-        .join(' ')
-        .replace(/\s+/g, ' '),
-    );
-  }
-  await pdf.destroy();
-  return pages;
 }
 
 describe('the printed HTML worksheet', () => {
