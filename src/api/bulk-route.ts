@@ -38,7 +38,8 @@ import { methodNotAllowed } from './method-not-allowed.ts';
 import { PIPELINE_READ_BYTES, runBulk, type BulkFormat } from '../bulk/pipeline.ts';
 import { BUSY_RETRY_AFTER_SECONDS, BulkAdmission, SpoolingGate } from './bulk-admission.ts';
 import { watchResponseStall } from './response-stall.ts';
-import { negotiateUpload, receiveUpload, rejectUpload, type Upload, type UploadLimits } from './upload.ts';
+import { receiveUpload, rejectUpload, type Upload, type UploadLimits } from './upload.ts';
+import { negotiateUpload } from './upload-request.ts';
 import { chargeStudents } from './rate-limit.ts';
 import { diskFullAsAppError } from '../jobs/spool.ts';
 import { acceptsGzip, gzipInto, setEncodingHeaders } from './response-encoding.ts';
@@ -46,7 +47,7 @@ import type { Gzip } from 'node:zlib';
 import { serveBulkTemplate, TEMPLATE_PATH } from './bulk-template.ts';
 import { filePolicy } from './policy-query.ts';
 
-export { bodyKind, negotiateFormat, MULTIPART_OVERHEAD_BYTES } from './upload.ts';
+export { bodyKind, negotiateFormat, MULTIPART_OVERHEAD_BYTES } from './upload-request.ts';
 
 export const BULK_PATH = '/v1/calculate/bulk';
 

@@ -33,14 +33,8 @@ import { dialectKey, isDefaultDialect } from '../bulk/csv-dialect.ts';
 import { JOBS_PATH, RESULT_PATHS, viewWithExtras, type JobExtrasSource } from './job-view.ts';
 import { queryPolicyChoices } from './policy-query.ts';
 import { resultBytes } from './response-encoding.ts';
-import {
-  negotiateUpload,
-  receiveUpload,
-  rejectUpload,
-  UploadAbortedError,
-  type Upload,
-  type UploadLimits,
-} from './upload.ts';
+import { receiveUpload, rejectUpload, UploadAbortedError, type Upload, type UploadLimits } from './upload.ts';
+import { negotiateUpload } from './upload-request.ts';
 import { sendError } from './error-envelope.ts';
 import { checkedCallback, fieldCallback, jobCallback, queryCallback, type CallbackDoor } from './job-callback.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';

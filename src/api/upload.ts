@@ -1,10 +1,8 @@
 /**
  * The upload door shared by POST /v1/calculate/bulk and POST /v1/jobs, so both give the same 400/406/413/415:
  *
- *   negotiateUpload   Content-Type (text/csv or application/octet-stream in a supported charset, or
- *                     multipart/form-data), Content-Encoding (identity or gzip), Accept (text/csv or
- *                     application/x-ndjson), a declared Content-Length over the limit, and the file's dialect
- *                     (src/api/upload-options.ts: charset, delimiter, extra columns, output BOM).
+ *   negotiateUpload   (src/api/upload-request.ts) the headers: Content-Type, Content-Encoding, Accept, a declared
+ *                     Content-Length over the limit, and the file's dialect.
  *   receiveUpload     streams the body (raw, or the one `file` part of a multipart body) into a private spool file
  *                     (src/jobs/spool.ts) while a Prescan (src/bulk/prescan.ts) checks it in the same pass; it
  *                     resolves only once the whole body is in, so the status is decided after the upload.
@@ -27,17 +25,16 @@
  * gzip: the body is decompressed as it arrives (backpressure kept), and what the limits and the spool see are the
  * decompressed bytes: a small body that expands past BULK_MAX_BYTES is refused (413) as soon as it does.
  */
-import { parseMediaType } from './media-type.ts';
 import { closeAfterAnswer, drainBody } from './drain-body.ts';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import busboy, { type Busboy } from 'busboy';
 import { bodyBytes, drainedOrClosed } from './upload-body.ts';
-import { PART_HEAD_CHARS, partDialect, uploadDialect, uploadEncoding } from './upload-options.ts';
+import { PART_HEAD_CHARS, partDialect } from './upload-options.ts';
+import { MULTIPART_OVERHEAD_BYTES, tooLarge, type BodyKind } from './upload-request.ts';
 import type { CsvDialect } from '../bulk/csv-dialect.ts';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { AppError, appError } from '../errors.ts';
-import type { BulkFormat } from '../bulk/chunk-payload.ts';
 import { Prescan, type PrescanResult } from '../bulk/prescan.ts';
 import {
   createSpoolFile,
@@ -50,30 +47,6 @@ import {
 import { sendError } from './error-envelope.ts';
 import { BUSY_RETRY_AFTER_SECONDS, type SpoolingGate } from './bulk-admission.ts';
 import { answerWhenTooSlow, guardBodyRate, type MinBodyRate } from './upload-rate.ts';
-
-/** Allowance for multipart framing (boundaries, part headers, small fields) over BULK_MAX_BYTES. */
-export const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
-
-export type BodyKind = 'csv' | 'multipart';
-
-/**
- * text/csv or application/octet-stream (read as CSV; a charset, when given, is checked by negotiateUpload), or
- * multipart/form-data; null for anything else.
- */
-export function bodyKind(header: string | undefined): BodyKind | null {
-  const media = parseMediaType(header);
-  if (media === null) return null;
-  if (media.type === 'multipart/form-data') return 'multipart';
-  return media.type === 'text/csv' || media.type === 'application/octet-stream' ? 'csv' : null;
-}
-
-/** The output format the Accept header allows (CSV preferred on a tie); null → 406. */
-export function negotiateFormat(req: Request): BulkFormat | null {
-  const type = req.accepts(['text/csv', 'application/x-ndjson']);
-  if (type === 'text/csv') return 'csv';
-  if (type === 'application/x-ndjson') return 'ndjson';
-  return null;
-}
 
 export interface UploadLimits {
   /** SPOOL_DIR. */
@@ -91,41 +64,6 @@ export interface UploadLimits {
   spooling?: SpoolingGate;
   /** UPLOAD_MIN_BYTES_PER_SEC over UPLOAD_RATE_WINDOW_MS; none: no minimum. */
   minRate?: MinBodyRate;
-}
-
-export interface UploadRequest {
-  kind: BodyKind;
-  format: BulkFormat;
-  /** The file's charset, delimiter, extra columns and output BOM. */
-  dialect: CsvDialect;
-  /** The body is gzip-compressed (Content-Encoding: gzip). */
-  gzip: boolean;
-}
-
-function tooLarge(limit: number): AppError {
-  return appError('CSV_TOO_LARGE', { limit });
-}
-
-/** Checks the request's headers; throws the AppError (415, 406, 413) to pass to rejectUpload. */
-export function negotiateUpload(req: Request, limits: Pick<UploadLimits, 'maxBytes'>): UploadRequest {
-  const kind = bodyKind(req.headers['content-type']);
-  const encoding = uploadEncoding(req.headers['content-encoding']);
-  if (kind === null || encoding === undefined) {
-    throw appError('UPLOAD_MEDIA_TYPE');
-  }
-  const dialect = uploadDialect(
-    req,
-    kind === 'csv' ? (parseMediaType(req.headers['content-type'])?.charsets ?? []) : [],
-  );
-  const format = negotiateFormat(req);
-  if (format === null) {
-    throw appError('UPLOAD_NOT_ACCEPTABLE');
-  }
-  const declared = Number(req.headers['content-length'] ?? '0');
-  if (declared > limits.maxBytes + (kind === 'multipart' ? MULTIPART_OVERHEAD_BYTES : 0)) {
-    throw tooLarge(limits.maxBytes);
-  }
-  return { kind, format, dialect, gzip: encoding === 'gzip' };
 }
 
 /** The client went away during the upload: nothing can be answered. */

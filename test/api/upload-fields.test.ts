@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { receiveUpload, type BodyKind } from '../../src/api/upload.ts';
+import { receiveUpload } from '../../src/api/upload.ts';
+import type { BodyKind } from '../../src/api/upload-request.ts';
 import { HEADER, row } from '../bulk/helpers.ts';
 
 const spoolDir = mkdtempSync(join(tmpdir(), 'sor-upload-fields-'));
