@@ -18,7 +18,8 @@
  * the reduced annual amounts are rounded (rules.md §3).
  */
 
-import { type Dec, ZERO, dec, isPositive, maxDec, minDec } from './decimal.ts';
+import { type Dec, ZERO, isPositive, maxDec, minDec } from './decimal.ts';
+import { dec } from './decimal-read.ts';
 import { type PeriodTerm, type ProratedLimits, type ProrationReadings, proratedLimits } from './final-period.ts';
 import type { GradPlusSizing } from './grad-plus.ts';
 import { type HealthProfessionsIncrease, healthProfessionsIncrease } from './health-professions.ts';

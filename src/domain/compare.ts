@@ -10,7 +10,7 @@
  * does not offer the proportional option (rules.md §5), and its change is then null too.
  */
 import { calculate } from './calculate.ts';
-import { dec } from './decimal.ts';
+import { dec } from './decimal-read.ts';
 import { toJsonNumber } from './output.ts';
 import type { CalculationInput, CalculationResult, DecimalString, DisbursementOption } from './types.ts';
 

@@ -10,7 +10,8 @@
  * no closed term that is the whole annual amount.
  */
 
-import { type Dec, HUNDRED, ONE, ZERO, decInt, isPositive } from './decimal.ts';
+import { type Dec, HUNDRED, ONE, ZERO, isPositive } from './decimal.ts';
+import { decInt } from './decimal-read.ts';
 import { percentHalfUp } from './rounding.ts';
 import type { Readings } from './readings.ts';
 import { splitByWeights, splitEqual, splitLeftoverLast } from './split.ts';

@@ -18,7 +18,8 @@
  * The less-than-full-time reduction is then not applied on top (reduced_annual_pct 100).
  */
 
-import { type Dec, HUNDRED, ONE, TWO, ZERO, dec, isPositive } from './decimal.ts';
+import { type Dec, HUNDRED, ONE, TWO, ZERO, isPositive } from './decimal.ts';
+import { dec } from './decimal-read.ts';
 import type { Readings } from './readings.ts';
 import { roundHalfUp, roundHalfUpDiv } from './rounding.ts';
 import type { CalculationInput } from './types.ts';

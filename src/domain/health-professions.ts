@@ -10,7 +10,8 @@
  * 11 months: 20,000 ÷ 9 × 11 = 24,444). Foreign schools may not award the increase; the service cannot know.
  */
 
-import { type Dec, dec, decInt } from './decimal.ts';
+import { type Dec } from './decimal.ts';
+import { dec, decInt } from './decimal-read.ts';
 import { type HealthProfessionsProgram } from './health-professions-programs.ts';
 import { type Reference, awardYearStart } from './limits.ts';
 import { roundHalfUpDiv } from './rounding.ts';

@@ -8,7 +8,8 @@
  * - annual_basic_eligibility_X = round_half_up(X_base × reduced_annual_pct ÷ 100), per loan type.
  */
 
-import { type Dec, HUNDRED, dec, minDec, sumDec } from './decimal.ts';
+import { type Dec, HUNDRED, minDec, sumDec } from './decimal.ts';
+import { dec } from './decimal-read.ts';
 import { applyPercent, percentHalfUp } from './rounding.ts';
 
 /** The credits a term counts with (rules.md §3): the final credits when known, else the enrolled credits. */

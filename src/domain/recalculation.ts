@@ -12,7 +12,8 @@
  *   payments); adjustment_X = equal_X(revision) − equal_X(baseline) on each open term.
  */
 
-import { type Dec, ZERO, dec, isPositive } from './decimal.ts';
+import { type Dec, ZERO, isPositive } from './decimal.ts';
+import { dec } from './decimal-read.ts';
 import { type OptionWeights, disbursementPercents, showBothOptions, spreadRemaining } from './distribution.ts';
 import { type GradPlusAmount, type GradPlusSizing, sizeGradPlus } from './grad-plus.ts';
 import { annualBasicEligibility, reducedAnnualPercent } from './percentage.ts';

@@ -10,7 +10,8 @@
  * numerators `amount × w − floor × Σw`, which share the denominator Σw.
  */
 
-import { type Dec, ONE, ZERO, decInt, sumDec } from './decimal.ts';
+import { type Dec, ONE, ZERO, sumDec } from './decimal.ts';
+import { decInt } from './decimal-read.ts';
 
 function assertSplittable(amount: Dec): void {
   if (!amount.isInteger() || amount.isNegative()) {

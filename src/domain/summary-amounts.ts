@@ -7,7 +7,8 @@
  */
 
 import { CITATIONS } from './citations.ts';
-import { Dec, HUNDRED, ONE, TWO, ZERO, dec, isPositive, maxDec, minDec, sumDec } from './decimal.ts';
+import { Dec, HUNDRED, ONE, TWO, ZERO, isPositive, maxDec, minDec, sumDec } from './decimal.ts';
+import { dec } from './decimal-read.ts';
 import { finalPeriodCase } from './final-period.ts';
 import { toJsonNumber } from './output.ts';
 import { percentHalfUp, roundHalfUp } from './rounding.ts';

@@ -6,7 +6,8 @@
 import { fitUnderCap } from './bases.ts';
 import type { CalculationWorkings } from './calculate.ts';
 import { CITATIONS } from './citations.ts';
-import { type Dec, dec, minDec, ZERO } from './decimal.ts';
+import { type Dec, minDec, ZERO } from './decimal.ts';
+import { dec } from './decimal-read.ts';
 import { figure, num, numOrNull, type TraceStep } from './trace-step.ts';
 import type { CapAmounts } from './warnings-bases.ts';
 

@@ -5,7 +5,8 @@
 
 import type { CalculationWorkings } from './calculate.ts';
 import { CITATIONS } from './citations.ts';
-import { dec, isPositive, TWO } from './decimal.ts';
+import { isPositive, TWO } from './decimal.ts';
+import { dec } from './decimal-read.ts';
 import { policyNote } from './trace-policy.ts';
 import { figure, num, numOrNull, quotient, sumText, type TraceStep } from './trace-step.ts';
 

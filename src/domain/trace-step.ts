@@ -6,7 +6,8 @@
  * is the output of exactly one step.
  */
 
-import { type Dec, dec } from './decimal.ts';
+import { type Dec } from './decimal.ts';
+import { dec } from './decimal-read.ts';
 import { toJsonNumber } from './output.ts';
 import type { LoanType } from './types.ts';
 

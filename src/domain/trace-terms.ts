@@ -6,7 +6,8 @@
 
 import type { CalculationWorkings } from './calculate.ts';
 import { CITATIONS } from './citations.ts';
-import { type Dec, HUNDRED, ONE, decInt, sumDec } from './decimal.ts';
+import { type Dec, HUNDRED, ONE, sumDec } from './decimal.ts';
+import { decInt } from './decimal-read.ts';
 import { LOAN_TYPES, type PerLoan, type Scenario } from './recalculation.ts';
 import { termStanding } from './terms.ts';
 import { loanName } from './warning-text.ts';

@@ -8,7 +8,8 @@
 
 import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
-import { Dec, dec } from '../../src/domain/decimal.ts';
+import { Dec } from '../../src/domain/decimal.ts';
+import { dec } from '../../src/domain/decimal-read.ts';
 import { toJsonNumber } from '../../src/domain/output.ts';
 import { mulberry32 } from '../support/prng.ts';
 
