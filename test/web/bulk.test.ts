@@ -46,6 +46,15 @@ async function download(page: Page, name: string): Promise<Buffer> {
 }
 
 /** The URLs of the page's POST /v1/jobs requests. */
+/** A plain CSV of `students` independent second-year students, each 6 + 9 of 12 credits over Fall and Spring. */
+function largeFile(students: number): { name: string; mimeType: string; buffer: Buffer } {
+  const lines = ['student_id,term_label,full_time_credits,credits_enrolled,dependency_status,grade_level'];
+  for (let i = 0; i < students; i++) {
+    lines.push(`S${i},Fall,12,6,independent,second_year`, `S${i},Spring,12,9,independent,second_year`);
+  }
+  return { name: 'large.csv', mimeType: 'text/csv', buffer: Buffer.from(`${lines.join('\n')}\n`) };
+}
+
 function jobSubmissions(page: Page): URL[] {
   const urls: URL[] = [];
   page.on('request', (request) => {
@@ -138,15 +147,7 @@ describe('the file tab', () => {
     const page = await fileTab();
     const submitted = jobSubmissions(page);
     const students = 20_000;
-    const lines = ['student_id,term_label,full_time_credits,credits_enrolled,dependency_status,grade_level'];
-    for (let i = 0; i < students; i++) {
-      lines.push(`S${i},Fall,12,6,independent,second_year`, `S${i},Spring,12,9,independent,second_year`);
-    }
-    await chooseFile(page, {
-      name: 'large.csv',
-      mimeType: 'text/csv',
-      buffer: Buffer.from(`${lines.join('\n')}\n`),
-    });
+    await chooseFile(page, largeFile(students));
     await page.evaluate(
       `window.bars = []; setInterval(() => { const b = document.getElementById('bulk-progress'); ` +
         `if (!b.hidden && b.hasAttribute('value')) window.bars.push([b.value, b.max]); }, 25)`,
@@ -209,16 +210,7 @@ describe('the file tab', () => {
 
   it('Stop cancels the running job: the status says so and no results are shown', async () => {
     const page = await fileTab();
-    const students = 100_000;
-    const lines = ['student_id,term_label,full_time_credits,credits_enrolled,dependency_status,grade_level'];
-    for (let i = 0; i < students; i++) {
-      lines.push(`S${i},Fall,12,6,independent,second_year`, `S${i},Spring,12,9,independent,second_year`);
-    }
-    await chooseFile(page, {
-      name: 'large.csv',
-      mimeType: 'text/csv',
-      buffer: Buffer.from(`${lines.join('\n')}\n`),
-    });
+    await chooseFile(page, largeFile(100_000));
     const [accepted] = await Promise.all([
       page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/v1/jobs'),
       page.getByRole('button', { name: 'Calculate the file' }).click(),
