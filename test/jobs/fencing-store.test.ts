@@ -14,11 +14,11 @@ import { gzipSync } from 'node:zlib';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobFencedError } from '../../src/jobs/fencing.ts';
-import { newJobId } from '../../src/jobs/job-id.ts';
 import type { JobRecord, JobStore } from '../../src/jobs/job-store.ts';
 import { LocalJobStore } from '../../src/jobs/local-job-store.ts';
 import { RedisJobStore } from '../../src/jobs/redis-job-store.ts';
 import { deleteKeys, findRedis, uniquePrefix, type TestRedis } from '../support/redis.ts';
+import { runningJob } from './job-records.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'sor-fencing-store-'));
 const prefix = uniquePrefix('fencing-store');
@@ -37,27 +37,7 @@ afterAll(async () => {
 });
 
 function job(instance: string, attempt?: number): JobRecord {
-  const now = new Date();
-  return {
-    id: newJobId(now.getTime()),
-    status: 'running',
-    format: 'csv',
-    created_at: now.toISOString(),
-    started_at: now.toISOString(),
-    finished_at: null,
-    expires_at: new Date(now.getTime() + 3_600_000).toISOString(),
-    students_done: 0,
-    students_total: 2,
-    rows_done: 0,
-    error_rows: 0,
-    error: null,
-    fingerprint: 'f',
-    lease_until: now.getTime() - 1,
-    owner: '',
-    instance,
-    all_outputs: true,
-    ...(attempt === undefined ? {} : { attempt }),
-  };
+  return runningJob(instance, Date.now() - 1, attempt === undefined ? {} : { attempt });
 }
 
 async function text(store: JobStore, id: string): Promise<string> {

@@ -19,6 +19,7 @@ import type { JobRecord } from '../../src/jobs/job-store.ts';
 import { STRAY_UPLOAD_MS } from '../../src/jobs/job-recovery.ts';
 import { LocalJobStore } from '../../src/jobs/local-job-store.ts';
 import { silentLogger, testConfig } from '../queue/helpers.ts';
+import { runningJob } from './job-records.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'sor-recovery-'));
 const closers: (() => Promise<void>)[] = [];
@@ -47,26 +48,7 @@ async function orphan(
   leaseUntil: number,
   noUpload = false,
 ): Promise<JobRecord> {
-  const now = new Date();
-  const record: JobRecord = {
-    id: newJobId(now.getTime()),
-    status: 'running',
-    format: 'csv',
-    created_at: now.toISOString(),
-    started_at: now.toISOString(),
-    finished_at: null,
-    expires_at: new Date(now.getTime() + 3_600_000).toISOString(),
-    students_done: 7,
-    students_total: 10,
-    rows_done: 7,
-    error_rows: 0,
-    error: null,
-    fingerprint: 'f',
-    lease_until: leaseUntil,
-    owner: '',
-    instance,
-    all_outputs: true,
-  };
+  const record = runningJob(instance, leaseUntil, { students_done: 7, students_total: 10, rows_done: 7 });
   if (!noUpload) {
     const spooled = join(ctx.dir, `spooled-${++n}.csv`);
     writeFileSync(spooled, 'student_id\nS1\n');
