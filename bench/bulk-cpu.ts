@@ -62,6 +62,9 @@ const sink = () => new Writable({ write(_c, _e, cb) { cb(); } });
 const input = () => createReadStream(file, { highWaterMark: 64 * 1024 });
 const payloads = [];
 const outcomes = [];
+// A tree whose chunks read their payload's bytes (payload-reader.ts) gets them as a pool thread does; an older
+// tree gets the payload string, as its pool threads decoded it.
+const readsBytes = await import(root + 'src/bulk/payload-reader.ts').then(() => true, () => false);
 await runBulk({
   input: input(), output: sink(), format: 'csv', config,
   runner: {
@@ -85,6 +88,7 @@ for (const p of payloads) {
     if (v.ok) inputs.push(v.input);
   }
 }
+const chunkInputs = readsBytes ? payloads.map((p) => new Uint8Array(Buffer.from(p, 'utf8'))) : payloads;
 const phases = {
   async calculate() {
     for (const input of inputs) calculate(input);
@@ -100,7 +104,7 @@ const phases = {
     await runBulk({ input: input(), output: sink(), format: 'csv', config, runner: replay });
   },
   async chunks() {
-    for (const p of payloads) {
+    for (const p of chunkInputs) {
       const out = processChunkPayload(p, { bytes: true, buffer: spare });
       spare = out.bytes.buffer;
     }

@@ -207,7 +207,7 @@ export function payloadText(bytes: Uint8Array): string {
  * class whose name survives the structured clone from a worker thread, so the queue worker tells a bad payload
  * (never worth retrying) from a machinery failure by the error's class, not by its message.
  */
-function malformedPayload(): SyntaxError {
+export function malformedPayload(): SyntaxError {
   return new SyntaxError('malformed chunk payload');
 }
 
@@ -241,15 +241,11 @@ function payloadPolicy(value: unknown): SchoolPolicy {
 }
 
 /**
- * Parses and checks a payload string; throws on anything malformed (a runner then turns it into error rows).
- * `options.lazyCells`: rows sent as raw lines are left unsplit, and `r` unset, until splitRows(student), so a
- * chunk's thread holds each student's cells and raw-line list only while it computes that student: made up front,
- * those of a thousand students outlived the thread's young generation and were promoted, to be collected by a
- * full GC.
+ * Checks the fields of a parsed payload other than its students (`s` must be an array): throws on anything
+ * malformed; resolves a version-2 or -3 payload's policy to its shared SchoolPolicy object.
  */
-export function decodePayload(payload: string, options: { lazyCells?: boolean } = {}): ChunkPayload {
-  const lazy = options.lazyCells === true;
-  const p = JSON.parse(payload) as Partial<ChunkPayload> | null;
+export function checkPayloadHead(value: unknown): ChunkPayload {
+  const p = value as Partial<ChunkPayload> | null;
   if (
     p === null ||
     typeof p !== 'object' ||
@@ -264,39 +260,57 @@ export function decodePayload(payload: string, options: { lazyCells?: boolean } 
   else if (p.p !== undefined) throw malformedPayload();
   if (p.v === 3 ? p.d !== ';' && p.d !== '\t' : p.d !== undefined) throw malformedPayload();
   if (p.o !== undefined && p.o !== 1) throw malformedPayload();
-  for (const s of p.s as unknown[]) {
-    const st = s as Partial<PayloadStudent> | null;
-    if (
-      st === null ||
-      typeof st !== 'object' ||
-      !Array.isArray(st.l) ||
-      !Array.isArray(st.c) ||
-      st.l.length === 0 ||
-      st.l.length !== st.c.length
-    ) {
+  return p as ChunkPayload;
+}
+
+/**
+ * Checks one parsed student of a payload; throws on anything malformed. `lazy`: rows sent as raw lines are left
+ * unsplit, and `r` unset, until splitRows(student); else they are split here and listed in `r`.
+ */
+export function checkPayloadStudent(value: unknown, lazy: boolean): PayloadStudent {
+  const st = value as Partial<PayloadStudent> | null;
+  if (
+    st === null ||
+    typeof st !== 'object' ||
+    !Array.isArray(st.l) ||
+    !Array.isArray(st.c) ||
+    st.l.length === 0 ||
+    st.l.length !== st.c.length
+  ) {
+    throw malformedPayload();
+  }
+  const rows = st.c as unknown[];
+  if (lazy) {
+    for (const row of rows) if (typeof row !== 'string' && !isStringArray(row)) throw malformedPayload();
+    // Set by splitRows, with the cells (a payload cannot supply raw lines that differ from its cells).
+    if (st.r !== undefined) st.r = undefined;
+    return st as PayloadStudent;
+  }
+  const raws = new Array<string | undefined>(rows.length);
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    if (typeof row === 'string') {
+      raws[r] = row;
+      rows[r] = row.split(',');
+    } else if (!isStringArray(row)) {
       throw malformedPayload();
     }
-    const rows = st.c as unknown[];
-    if (lazy) {
-      for (const row of rows) if (typeof row !== 'string' && !isStringArray(row)) throw malformedPayload();
-      // Set by splitRows, with the cells (a payload cannot supply raw lines that differ from its cells).
-      if (st.r !== undefined) st.r = undefined;
-      continue;
-    }
-    const raws = new Array<string | undefined>(rows.length);
-    for (let r = 0; r < rows.length; r++) {
-      const row = rows[r];
-      if (typeof row === 'string') {
-        raws[r] = row;
-        rows[r] = row.split(',');
-      } else if (!isStringArray(row)) {
-        throw malformedPayload();
-      }
-    }
-    // Always replaced, so a payload cannot supply raw lines that differ from its cells.
-    st.r = raws;
   }
-  return p as ChunkPayload;
+  // Always replaced, so a payload cannot supply raw lines that differ from its cells.
+  st.r = raws;
+  return st as PayloadStudent;
+}
+
+/**
+ * Parses and checks a whole payload string at once; throws on anything malformed (a runner then turns it into
+ * error rows). `options.lazyCells`: rows sent as raw lines are left unsplit until splitRows(student). The runners
+ * read payloads student by student instead (payload-reader.ts), with the same checks.
+ */
+export function decodePayload(payload: string, options: { lazyCells?: boolean } = {}): ChunkPayload {
+  const p = checkPayloadHead(JSON.parse(payload));
+  const lazy = options.lazyCells === true;
+  for (const s of p.s as unknown[]) checkPayloadStudent(s, lazy);
+  return p;
 }
 
 /**

@@ -18,7 +18,8 @@ import type { FieldError } from '../errors.ts';
 import type { CalculationResult } from '../domain/types.ts';
 import type { SchoolPolicy } from '../domain/policy.ts';
 import type { ChunkOutcome } from './runner.ts';
-import { decodePayload, splitRows, type ChunkPayload, type PayloadStudent } from './chunk-payload.ts';
+import type { PayloadStudent } from './chunk-payload.ts';
+import { openPayload, type PayloadReader } from './payload-reader.ts';
 import { readHeader, validateStudentRows, type CsvLayout, type RowFieldError } from './csv-layout.ts';
 import { checkCellsText, writeErrorRow, writeOkStudent } from './output-csv.ts';
 import { ByteSink } from './byte-sink.ts';
@@ -139,9 +140,9 @@ const MIN_OUTPUT_BYTES = 256 * 1024;
 /** Largest output buffer allocated up front from the size hint (a larger output grows the buffer). */
 const MAX_OUTPUT_HINT_BYTES = 16 * 1024 * 1024;
 /**
- * Output bytes expected per payload character, with a margin: a CSV row echoes its input and adds ~1 kB of
+ * Output bytes expected per payload byte, with a margin: a CSV row echoes its input and adds ~1 kB of
  * results, so a chunk's output is 8.3-9.1 times its payload (the bench's random students: 1.70 MB of output from
- * 197,000 characters of payload). Sized from the payload, a chunk's buffer holds its whole output: an estimate
+ * 197,000 bytes of payload). Sized from the payload, a chunk's buffer holds its whole output: an estimate
  * below it (8 per character before) made every chunk grow its buffer once, to twice the size, with a copy.
  */
 const OUTPUT_BYTES_PER_PAYLOAD_CHAR = 9.5;
@@ -161,12 +162,13 @@ function outputSink(sizeHint: number, initial?: ArrayBuffer): ByteSink {
 const ALL_OUTPUTS_SIZE_FACTOR = 2.2;
 
 function run(
-  payload: ChunkPayload,
+  reader: PayloadReader,
   failure: string | undefined,
   bytes: boolean,
   initial?: ArrayBuffer,
   sizeHint = 0,
 ): ChunkOutcome {
+  const payload = reader.head;
   const layout = layoutFor(payload.h);
   const width = layout.width;
   const d = payload.d ?? ','; // the CSV output's delimiter
@@ -184,8 +186,8 @@ function run(
   const writeNdjson = all || payload.f === 'ndjson';
   let rows = 0;
   let errorRows = 0;
-  for (const decoded of payload.s) {
-    const student = splitRows(decoded);
+  for (let k = 0; k < reader.count; k++) {
+    const student = reader.student(k);
     const n = student.l.length;
     rows += n;
     const verdict: Verdict =
@@ -232,7 +234,7 @@ function run(
     ...output,
     rows,
     errorRows,
-    students: payload.s.length,
+    students: reader.count,
     stats: counter.stats,
   };
   if (parts !== undefined) outcome.parts = parts;
@@ -247,10 +249,15 @@ export interface ProcessOptions {
   buffer?: ArrayBuffer;
 }
 
-/** Processes one chunk payload: output lines (CSV or NDJSON, per the payload) and counts. Pure. */
-export function processChunkPayload(payload: string, options: ProcessOptions = {}): ChunkOutcome {
-  const hint = payload.length * OUTPUT_BYTES_PER_PAYLOAD_CHAR;
-  return run(decodePayload(payload, { lazyCells: true }), undefined, options.bytes === true, options.buffer, hint);
+/**
+ * Processes one chunk payload (its string, or its UTF-8 bytes: a pool thread reads them where the pipeline wrote
+ * them): output lines (CSV or NDJSON, per the payload) and counts. Pure. Reads the payload student by student
+ * (payload-reader.ts), so the heap it needs is that of one student, whatever the size of the chunk.
+ */
+export function processChunkPayload(payload: string | Uint8Array, options: ProcessOptions = {}): ChunkOutcome {
+  const reader = openPayload(payload);
+  const hint = reader.size * OUTPUT_BYTES_PER_PAYLOAD_CHAR;
+  return run(reader, undefined, options.bytes === true, options.buffer, hint);
 }
 
 /**
@@ -259,5 +266,5 @@ export function processChunkPayload(payload: string, options: ProcessOptions = {
  * shown to the client: keep it free of internals.
  */
 export function failedChunkOutcome(payload: string, message: string): ChunkOutcome {
-  return run(decodePayload(payload, { lazyCells: true }), message, false);
+  return run(openPayload(payload), message, false);
 }

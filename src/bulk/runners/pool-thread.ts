@@ -9,7 +9,6 @@
  */
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { processChunkPayload } from '../process-chunk.ts';
-import { payloadText } from '../chunk-payload.ts';
 import type { ChunkOutcome } from '../runner.ts';
 
 export type CalcTask =
@@ -24,7 +23,8 @@ export type CalcTask =
 
 export default function runChunk(task: CalcTask): ChunkOutcome {
   if (typeof task === 'string') return processChunkPayload(task);
-  const payload = task.payload ?? payloadText(task.payloadBytes ?? new Uint8Array(0));
+  // The shared bytes are read in place, student by student (never decoded into one string of the whole chunk).
+  const payload = task.payload ?? task.payloadBytes ?? '';
   if (task.bytes !== true) return processChunkPayload(payload);
   const outcome = processChunkPayload(payload, { bytes: true, buffer: task.buffer });
   // A Transferable: the counts are structured-cloned, the output buffer moved (not copied).

@@ -1,7 +1,7 @@
 /**
  * The pool runner: a piscina pool of worker threads (pool-thread.ts, next to this file), each running
- * `processChunkPayload`. The payload crosses the thread boundary as one string and the output comes back as one
- * string, so the pipeline's thread only parses, groups and writes.
+ * `processChunkPayload`. The payload crosses the thread boundary as shared UTF-8 bytes (or one string) and the
+ * output comes back as transferred bytes (or one string), so the pipeline's thread only parses, groups and writes.
  *
  * The thread file is resolved next to this module: src/bulk/runners/pool-thread.ts when running from source (Node
  * strips the types), dist/src/bulk/runners/pool-thread.js when running the build.
@@ -24,6 +24,11 @@ export interface PoolRunnerOptions {
   resourceLimits?: ResourceLimits;
   /** Told about a thread that died outside a task (its task, if any, has been rejected already). */
   onThreadError?: (error: unknown) => void;
+  /**
+   * The module each thread runs (default: pool-thread next to this file, calcWorkerUrl()). Tests give one that
+   * wraps it, to end a thread in the middle of a chunk.
+   */
+  threadModule?: URL;
 }
 
 /**
@@ -38,9 +43,11 @@ const IDLE_SPARE_MS = 2000;
 /**
  * Heap limits of each worker thread. V8 sizes a thread's young generation from the machine's memory (over
  * 100 MB per thread on an ordinary server) although a chunk's working set is a few MB. 32 MB keeps the
- * scavenger cheap (measured: 16 MB costs about 15% more CPU, 48 MB gains nothing) while bounding memory. The
- * old-generation cap stops a runaway thread (a chunk holds at most MAX_CHUNK_CHARS of cells): a thread that hits
- * it dies and its chunk becomes error rows; piscina starts a new one.
+ * scavenger cheap (measured: 16 MB costs about 15% more CPU, 48 MB gains nothing) while bounding memory. A thread
+ * needs the heap of one student (payload-reader.ts reads a chunk student by student), far below the old
+ * generation's cap. The cap is a backstop against a defect, not a way to refuse work: Node ends a thread at its
+ * heap limit only on a best-effort basis (an allocation that cannot fit aborts the whole process), so nothing may
+ * rely on reaching it. A thread that dies otherwise fails its chunk alone (error rows) and piscina starts a new one.
  */
 export const DEFAULT_THREAD_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 32, maxOldGenerationSizeMb: 128 };
 
@@ -66,7 +73,7 @@ export function createPoolRunner(options: PoolRunnerOptions): PoolRunner {
   /** Output buffers the pipeline has finished writing, lent to the next chunks (bounds memory, spares the GC). */
   const spare = spareBuffers(MAX_SPARE_BUFFERS);
   const pool = new Piscina<CalcTask, ChunkOutcome>({
-    filename: calcWorkerUrl().href,
+    filename: (options.threadModule ?? calcWorkerUrl()).href,
     minThreads: threads,
     maxThreads: threads,
     concurrentTasksPerWorker: 1,
