@@ -18,7 +18,7 @@ import type { FieldError } from '../errors.ts';
 import type { CalculationResult } from '../domain/types.ts';
 import type { SchoolPolicy } from '../domain/policy.ts';
 import type { ChunkOutcome } from './runner.ts';
-import type { PayloadStudent } from './chunk-payload.ts';
+import { malformedPayload, type PayloadStudent } from './chunk-payload.ts';
 import { openPayload, type PayloadReader } from './payload-reader.ts';
 import { readHeader, validateStudentRows, type CsvLayout, type RowFieldError } from './csv-layout.ts';
 import { checkCellsText, writeErrorRow, writeOkStudent } from './output-csv.ts';
@@ -39,12 +39,19 @@ const INTERNAL_ROW_MESSAGE = 'An internal error occurred while calculating this 
 let cachedHeader = '';
 let cachedLayout: CsvLayout | undefined;
 
-/** The header was checked by the pipeline already; re-resolving it is cheap and cached per header. */
+/**
+ * The header was checked by the pipeline already; re-resolving it is cheap and cached per header. A header that
+ * fails the check makes the payload malformed (no pipeline sends one): a SyntaxError, before any student is read.
+ */
 function layoutFor(header: string[]): CsvLayout {
   const key = header.join('\u0000');
   if (cachedLayout === undefined || key !== cachedHeader) {
     // The pipeline checked the header, extra columns included (with extra_columns=keep they are echoed).
-    cachedLayout = readHeader(header, { extraColumns: 'keep' });
+    try {
+      cachedLayout = readHeader(header, { extraColumns: 'keep' });
+    } catch {
+      throw malformedPayload();
+    }
     cachedHeader = key;
   }
   return cachedLayout;

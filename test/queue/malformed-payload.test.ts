@@ -20,7 +20,14 @@ async function rejection(p: Promise<unknown>): Promise<unknown> {
 }
 
 describe('a malformed chunk payload', () => {
-  const bad = ['not json', '{"v":1,"f":"csv","h":["a"],"s":[{"l":[],"c":[]}]}', '{"v":2}', 'null'];
+  const bad = [
+    'not json',
+    '{"v":1,"f":"csv","h":["a"],"s":[{"l":[],"c":[]}]}',
+    // A header no pipeline sends (it checks the header first), with a well-formed student.
+    '{"v":1,"f":"csv","h":["a"],"s":[{"l":[2],"c":["x"]}]}',
+    '{"v":2}',
+    'null',
+  ];
 
   it.each(bad)('is recognised as malformed inline and across a worker thread: %s', async (payload) => {
     for (const runner of [createInlineRunner(), pool]) {
