@@ -39,4 +39,4 @@ EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # The API; workers override the command with: node dist/workers/queue.worker.js
-CMD ["node", "--max-semi-space-size=4", "dist/src/server.js"]
+CMD ["node", "--max-semi-space-size=2", "dist/src/server.js"]

@@ -14,7 +14,7 @@ import { loadConfig } from '../../src/config.ts';
 import { metrics } from '../../src/metrics.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** `npm start`'s command, e.g. ['node', '--max-semi-space-size=4', 'dist/src/server.js']. */
+/** `npm start`'s command, e.g. ['node', '--max-semi-space-size=2', 'dist/src/server.js']. */
 const START_COMMAND = (
   JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
 ).scripts.start.split(' ');
