@@ -43,7 +43,9 @@ const IDLE_SPARE_MS = 2000;
 /**
  * Heap limits of each worker thread. V8 sizes a thread's young generation from the machine's memory (over
  * 100 MB per thread on an ordinary server) although a chunk's working set is a few MB. 32 MB keeps the
- * scavenger cheap (measured: 16 MB costs about 15% more CPU, 48 MB gains nothing) while bounding memory. A thread
+ * scavenger cheap (measured: 16 MB costs about 15% more CPU, 48 MB gains nothing) while bounding memory. A V8 flag
+ * wins over these limits: under npm start's `--max-semi-space-size=2` every thread's young generation is the main
+ * thread's (read student by student, a chunk leaves it almost nothing that survives: docs/benchmarks.md). A thread
  * needs the heap of one student (payload-reader.ts reads a chunk student by student), far below the old
  * generation's cap. The cap is a backstop against a defect, not a way to refuse work: Node ends a thread at its
  * heap limit only on a best-effort basis (an allocation that cannot fit aborts the whole process), so nothing may
