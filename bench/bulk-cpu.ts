@@ -12,7 +12,7 @@
  *             the pipeline's own thread (decode, read, group, encode the payloads, schedule, write);
  *   calculate calculate() alone, on every student of the file (validated once beforehand);
  *   chunks    processChunkPayload alone over the file's payloads (captured once), output as UTF-8 bytes into a
- *             recycled buffer: what a pool thread does per chunk.
+ *             recycled buffer: what a pool thread does per chunk (--payload string: what a queue worker does).
  *
  * For each: the thread's own CPU (process.threadCpuUsage) and the whole process's (process.cpuUsage, which adds
  * V8's garbage-collection helper threads; this thread only waits), in µs per student. Rounds alternate between the
@@ -37,6 +37,11 @@ const args = benchArgs('npm run bench:bulk-cpu --', {
     help: "the thread's young generation in MB (the pool threads' maxYoungGenerationSizeMb); a list (8,32) compares them",
   },
   phases: { type: 'string', default: 'prescan,main,calculate,chunks', help: 'which measurements, comma-separated' },
+  payload: {
+    type: 'string',
+    default: 'bytes',
+    help: "chunks: the payload as 'bytes' (a pool thread's, where the tree reads them) or as a 'string' (a queue worker's)",
+  },
 });
 
 interface PhaseResult {
@@ -49,7 +54,7 @@ const WORKER = `
 import { parentPort, workerData } from 'node:worker_threads';
 import { createReadStream } from 'node:fs';
 import { Writable } from 'node:stream';
-const { root, file } = workerData;
+const { root, file, payload } = workerData;
 const { runBulk } = await import(root + 'src/bulk/pipeline.ts');
 const { processChunkPayload } = await import(root + 'src/bulk/process-chunk.ts');
 const { Prescan } = await import(root + 'src/bulk/prescan.ts');
@@ -64,7 +69,8 @@ const payloads = [];
 const outcomes = [];
 // A tree whose chunks read their payload's bytes (payload-reader.ts) gets them as a pool thread does; an older
 // tree gets the payload string, as its pool threads decoded it.
-const readsBytes = await import(root + 'src/bulk/payload-reader.ts').then(() => true, () => false);
+const readsBytes =
+  payload === 'bytes' && (await import(root + 'src/bulk/payload-reader.ts').then(() => true, () => false));
 await runBulk({
   input: input(), output: sink(), format: 'csv', config,
   runner: {
@@ -123,7 +129,7 @@ parentPort.postMessage('ready');
 
 function startTree(root: string, file: string, youngMb: number): Promise<Worker> {
   const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(WORKER)}`), {
-    workerData: { root: pathToFileURL(root).href.replace(/\/?$/, '/'), file },
+    workerData: { root: pathToFileURL(root).href.replace(/\/?$/, '/'), file, payload: args.payload },
     // The pool threads' limits (src/bulk/runners/pool.ts DEFAULT_THREAD_LIMITS): the same garbage collection.
     resourceLimits: { maxYoungGenerationSizeMb: youngMb, maxOldGenerationSizeMb: 512 },
   });
