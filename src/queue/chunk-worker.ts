@@ -166,7 +166,8 @@ export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
       out = await runner.run({
         index: indexOf(job.id),
         payloadBytes,
-        // Decoded only for a runner that reads the string (the pool's thread decodes the shared bytes itself).
+        // Decoded only for a runner that reads the string: the pool's threads and the own-thread runner read the
+        // bytes in place (src/bulk/payload-reader.ts).
         get payload(): string {
           text ??= payloadText(payloadBytes);
           return text;

@@ -26,7 +26,8 @@ export function createOwnThreadRunner(): ChunkRunner {
       if (closed) throw new Error('the runner is closed');
       // A fresh macrotask per chunk: the worker's event loop (lock renewals, the stalled check) runs between chunks.
       await nextMacrotask();
-      const outcome = processChunkPayload(task.payload, { bytes: true, buffer: spare.take() });
+      // The payload's bytes as they came from Redis, read in place (never decoded into one string of the chunk).
+      const outcome = processChunkPayload(task.payloadBytes ?? task.payload, { bytes: true, buffer: spare.take() });
       return {
         index: task.index,
         ...outcome,

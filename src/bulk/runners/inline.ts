@@ -14,7 +14,8 @@ export function createInlineRunner(): ChunkRunner {
     async run(task: ChunkTask): Promise<ChunkOutput> {
       if (closed) throw new Error('the inline runner is closed');
       await nextMacrotask();
-      return { index: task.index, ...processChunkPayload(task.payload) };
+      // The pipeline's payload bytes, read in place before run settles (the pipeline reuses them afterwards).
+      return { index: task.index, ...processChunkPayload(task.payloadBytes ?? task.payload) };
     },
     async close(): Promise<void> {
       closed = true;
