@@ -18,11 +18,11 @@
  *    outputs are signed for the API to verify (src/queue/chunk-signing.ts).
  */
 import { writeFile } from 'node:fs/promises';
+import { createInlineRunner } from '../src/bulk/runners/inline.ts';
 import { createPoolRunner } from '../src/bulk/runners/pool.ts';
 import { ConfigError, deprecationWarnings, loadConfig } from '../src/config.ts';
 import { createServiceLogger, exitOnFatalError, type ServiceLogger } from '../src/logger.ts';
 import { startChunkWorker } from '../src/queue/chunk-worker.ts';
-import { createOwnThreadRunner } from '../src/queue/own-thread-runner.ts';
 import { redactText, urlSecrets } from '../src/redact.ts';
 import { redisFromConfig } from '../src/redis.ts';
 import { workerTuning } from '../src/queue/settings.ts';
@@ -76,7 +76,8 @@ async function main(): Promise<number> {
   // QUEUE_WORKER_THREADS=0: chunks computed on this thread, one at a time. Otherwise a pool. Either way the outputs
   // are UTF-8 bytes (transferred from the pool's threads) that go to Redis without being decoded or re-encoded.
   const threads = config.QUEUE_WORKER_THREADS ?? config.BULK_THREADS;
-  const runner = threads === 0 ? createOwnThreadRunner() : createPoolRunner({ threads, output: 'bytes' });
+  const runner =
+    threads === 0 ? createInlineRunner({ output: 'bytes' }) : createPoolRunner({ threads, output: 'bytes' });
   const worker = startChunkWorker({
     config,
     logger,

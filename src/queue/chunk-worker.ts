@@ -7,8 +7,8 @@
  *    from their own Redis key (chunkPayloadKey, written and deleted by the API) as a Buffer, never as a string.
  *    A payload whose MAC does not match (changed in Redis), or that is gone (the API gave up on the chunk), is
  *    never computed: the job fails at once and alone, and the API recomputes the chunk locally. For a pool,
- *    verified bytes are copied onto a SharedArrayBuffer that the pool's thread reads without a copy (and decodes
- *    itself); a runner on this thread decodes them as they came from Redis.
+ *    verified bytes are copied onto a SharedArrayBuffer that the pool's thread reads without a copy; a runner on
+ *    this thread reads them as they came from Redis (both student by student, src/bulk/payload-reader.ts).
  *  - The output bytes go to a short-lived Redis key (RESULT_TTL_SECONDS; the API deletes them as it reads them)
  *    and the job returns only the counts and the output's MAC (events stay small however large the output).
  *  - Transient failures (a pool thread died, Redis blipped while storing the result) are retried with
@@ -166,8 +166,8 @@ export function startChunkWorker(options: ChunkWorkerOptions): ChunkWorker {
       out = await runner.run({
         index: indexOf(job.id),
         payloadBytes,
-        // Decoded only for a runner that reads the string: the pool's threads and the own-thread runner read the
-        // bytes in place (src/bulk/payload-reader.ts).
+        // Decoded only for a runner that reads the string: the pool's threads and the inline runner read the bytes
+        // in place (src/bulk/payload-reader.ts).
         get payload(): string {
           text ??= payloadText(payloadBytes);
           return text;

@@ -1,12 +1,11 @@
 /**
- * The runner of a queue worker computing on its own thread (src/queue/own-thread-runner.ts): the chunk's output as
- * UTF-8 bytes, the same as the bulk path's inline runner writes as text (a non-ASCII cell included), and the
+ * The inline runner with output 'bytes' (src/bulk/runners/inline.ts), a queue worker's computing on its own thread:
+ * the chunk's output as UTF-8 bytes, the same as the inline runner writes as text (a non-ASCII cell included), and the
  * output buffer lent to the next chunk only once the worker has released it (stored it in Redis).
  */
 import { describe, expect, it } from 'vitest';
 import { ChunkBuilder, payloadText } from '../../src/bulk/chunk-payload.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
-import { createOwnThreadRunner } from '../../src/queue/own-thread-runner.ts';
 
 const HEADER = [
   'student_id',
@@ -29,11 +28,11 @@ function payload(firstId: string): string {
   return payloadText(builder.take());
 }
 
-describe('the own-thread runner of a queue worker', () => {
+describe('the inline runner with output bytes (a queue worker on its own thread)', () => {
   it('writes the chunk as UTF-8 bytes: the inline runner’s text, byte for byte, with its counts', async () => {
     const text = payload('S1');
     const inline = await createInlineRunner().run({ index: 0, payload: text });
-    const runner = createOwnThreadRunner();
+    const runner = createInlineRunner({ output: 'bytes' });
     const out = await runner.run({ index: 7, payload: text });
     expect(out.index).toBe(7);
     expect(out.text).toBe('');
@@ -44,7 +43,7 @@ describe('the own-thread runner of a queue worker', () => {
   });
 
   it('lends a released output buffer to the next chunk, and never one still held', async () => {
-    const runner = createOwnThreadRunner();
+    const runner = createInlineRunner({ output: 'bytes' });
     const first = await runner.run({ index: 0, payload: payload('S1') });
     const held = await runner.run({ index: 1, payload: payload('S2') });
     expect(held.bytes!.buffer).not.toBe(first.bytes!.buffer);
