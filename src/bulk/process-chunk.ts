@@ -150,9 +150,9 @@ const MAX_OUTPUT_HINT_BYTES = 16 * 1024 * 1024;
  * Output bytes expected per payload byte, with a margin: a CSV row echoes its input and adds ~1 kB of
  * results, so a chunk's output is 8.3-9.1 times its payload (the bench's random students: 1.70 MB of output from
  * 197,000 bytes of payload). Sized from the payload, a chunk's buffer holds its whole output: an estimate
- * below it (8 per character before) made every chunk grow its buffer once, to twice the size, with a copy.
+ * below it (8 per byte) made every chunk grow its buffer once, to twice the size, with a copy.
  */
-const OUTPUT_BYTES_PER_PAYLOAD_CHAR = 9.5;
+const OUTPUT_BYTES_PER_PAYLOAD_BYTE = 9.5;
 /** A lent buffer this share of the estimate or more is taken (the next chunk's payload is rarely much larger). */
 const REUSE_SHARE = 0.9;
 
@@ -263,7 +263,7 @@ export interface ProcessOptions {
  */
 export function processChunkPayload(payload: string | Uint8Array, options: ProcessOptions = {}): ChunkOutcome {
   const reader = openPayload(payload);
-  const hint = reader.size * OUTPUT_BYTES_PER_PAYLOAD_CHAR;
+  const hint = reader.size * OUTPUT_BYTES_PER_PAYLOAD_BYTE;
   return run(reader, undefined, options.bytes === true, options.buffer, hint);
 }
 
