@@ -9,19 +9,12 @@ import { describe, expect, it } from 'vitest';
 import { ChunkBuilder, decodePayload, payloadText } from '../../src/bulk/chunk-payload.ts';
 import { processChunkPayload } from '../../src/bulk/process-chunk.ts';
 import { DEFAULT_POLICY, resolvePolicy } from '../../src/domain/policy.ts';
+import { SHORT_HEADER } from './helpers.ts';
 
-const HEADER = [
-  'student_id',
-  'term_label',
-  'full_time_credits',
-  'credits_enrolled',
-  'dependency_status',
-  'grade_level',
-];
 const STUDENT = { l: [2], c: ['A,Fall,12,12,dependent,first_year'] };
 
 function payloadOf(policy = DEFAULT_POLICY): string {
-  const builder = new ChunkBuilder('ndjson', HEADER, policy);
+  const builder = new ChunkBuilder('ndjson', SHORT_HEADER, policy);
   builder.add(STUDENT, 30);
   return payloadText(builder.take());
 }
@@ -59,14 +52,16 @@ describe('the policy in the chunk payload', () => {
     ['an array', '[]'],
     ['null', 'null'],
   ])('a version-2 payload whose p is %s is malformed', (_, p) => {
-    const text = `{"v":2,"f":"csv","p":${p},"h":${JSON.stringify(HEADER)},"s":[]}`;
+    const text = `{"v":2,"f":"csv","p":${p},"h":${JSON.stringify(SHORT_HEADER)},"s":[]}`;
     expect(() => decodePayload(text)).toThrow(SyntaxError);
   });
 
   it('a version-2 payload without p, or a version-1 payload with one, is malformed', () => {
-    expect(() => decodePayload(`{"v":2,"f":"csv","h":${JSON.stringify(HEADER)},"s":[]}`)).toThrow(SyntaxError);
+    expect(() => decodePayload(`{"v":2,"f":"csv","h":${JSON.stringify(SHORT_HEADER)},"s":[]}`)).toThrow(SyntaxError);
     expect(() =>
-      decodePayload(`{"v":1,"f":"csv","p":{"grad_plus_gap":"before_reduction"},"h":${JSON.stringify(HEADER)},"s":[]}`),
+      decodePayload(
+        `{"v":1,"f":"csv","p":{"grad_plus_gap":"before_reduction"},"h":${JSON.stringify(SHORT_HEADER)},"s":[]}`,
+      ),
     ).toThrow(SyntaxError);
   });
 });

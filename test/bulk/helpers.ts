@@ -105,6 +105,16 @@ export const HEADER =
   'prior_disbursement_unsub,prior_disbursement_grad_plus,dependency_status,degree_level,grade_level,' +
   'academic_year_terms,cost_of_attendance,is_legacy_borrower,plus_denied,subsidized_amount,total_limit';
 
+/** A header of the fewest columns a student is computed from, as payload tests build chunks (ChunkBuilder). */
+export const SHORT_HEADER = [
+  'student_id',
+  'term_label',
+  'full_time_credits',
+  'credits_enrolled',
+  'dependency_status',
+  'grade_level',
+];
+
 /** One valid data row for a dependent first-year undergraduate (fields overridable by position name). */
 export function row(id: string, label: string, credits: string, extra: Partial<Record<string, string>> = {}): string {
   const v: Record<string, string> = {

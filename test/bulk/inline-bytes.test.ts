@@ -6,19 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { ChunkBuilder, payloadText } from '../../src/bulk/chunk-payload.ts';
 import { createInlineRunner } from '../../src/bulk/runners/inline.ts';
-
-const HEADER = [
-  'student_id',
-  'term_label',
-  'full_time_credits',
-  'credits_enrolled',
-  'dependency_status',
-  'grade_level',
-];
+import { SHORT_HEADER } from './helpers.ts';
 
 /** A chunk of three students: two computed, one an error (credits enrolled is not a number). */
 function payload(firstId: string): string {
-  const builder = new ChunkBuilder('csv', HEADER);
+  const builder = new ChunkBuilder('csv', SHORT_HEADER);
   builder.add(
     { l: [2, 3], c: [`${firstId},Fall,12,6,dependent,first_year`, `${firstId},Spring,12,9,dependent,first_year`] },
     60,
